@@ -1,0 +1,31 @@
+//! Device kernels of ramus.
+//!
+//! Everything here is plain generic `no_std` Rust. The host crate calls these functions
+//! directly in its CPU backend (rayon), and `cargo xtask ptx` compiles the very same
+//! functions to PTX for the CUDA backend through the entry points in [`ptx`] (only built
+//! for `target_arch = "nvptx64"`). Both backends therefore run one source, with the same
+//! operation order, so their results agree bit for bit.
+//!
+//! Module map (paper: `gpu-native-amr-lbm-paper.tex`):
+//! - [`real`]: the floating-point precisions (`f32`, `f64`).
+//! - [`lattice`]: velocity sets D2Q9, D3Q19, D3Q27 (section "Lattice Boltzmann Method").
+//! - [`block`]: cell-block geometry, neighbour-link indexing and sentinels (section "Data Structures").
+//! - [`collide`]: equilibrium, moments and BGK relaxation (section "Collision").
+//! - [`stream`]: in-place streaming fused with collision, boundary links (section "Streaming").
+#![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(abi_ptx, stdarch_nvptx)
+)]
+
+pub mod block;
+pub mod collide;
+pub mod lattice;
+pub mod real;
+pub mod stream;
+
+#[cfg(target_arch = "nvptx64")]
+pub mod ptx;
+
+pub use lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
+pub use real::Real;

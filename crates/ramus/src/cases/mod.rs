@@ -1,0 +1,3 @@
+//! Ready-made set-ups of the paper's test cases (section "Validation and Case Studies").
+
+pub mod cavity;

@@ -1,0 +1,208 @@
+//! Validated configuration of a [`crate::Forest`].
+//!
+//! Everything is chosen at run time (the reference code recompiles for every parameter).
+//! All structs derive `serde`, so a configuration can be loaded from TOML.
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+
+/// Wall speeds at or above this (lattice units) are rejected: the weakly compressible
+/// LBM needs Ma = u/c_s ≪ 1, and 0.3 is Ma ≈ 0.52.
+pub const MAX_WALL_SPEED: f64 = 0.3;
+
+/// Relaxation times at or below `0.5 + TAU_MARGIN` are rejected: BGK is unstable as
+/// τ → 1/2 (vanishing viscosity).
+pub const TAU_MARGIN: f64 = 1e-3;
+
+/// A face of the rectangular domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Face {
+    XMin,
+    XMax,
+    YMin,
+    YMax,
+    ZMin,
+    ZMax,
+}
+
+impl Face {
+    /// All six faces, in index order.
+    pub const ALL: [Face; 6] = [Face::XMin, Face::XMax, Face::YMin, Face::YMax, Face::ZMin, Face::ZMax];
+
+    /// Index of the face (`2 * axis + side`), as used by the kernels.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Axis normal to the face (0, 1, 2).
+    pub fn axis(self) -> usize {
+        self.index() / 2
+    }
+
+    /// Name used in messages (`x_min`, ...).
+    pub fn name(self) -> &'static str {
+        ["x_min", "x_max", "y_min", "y_max", "z_min", "z_max"][self.index()]
+    }
+}
+
+/// Boundary condition of a domain face.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Boundary {
+    /// Periodic: the opposite face must be periodic too.
+    Periodic,
+    /// Half-way bounce-back wall moving with `velocity` (lattice units; zero for no-slip).
+    /// Second-order accurate for a wall half-way between cell centres.
+    Wall { velocity: [f64; 3] },
+}
+
+impl Boundary {
+    /// Resting no-slip wall.
+    pub const NO_SLIP: Boundary = Boundary::Wall { velocity: [0.0; 3] };
+
+    /// Wall moving tangentially with `velocity`.
+    pub fn moving_wall(velocity: [f64; 3]) -> Self {
+        Boundary::Wall { velocity }
+    }
+}
+
+/// Fluid properties, in lattice units of the root level (Δx = Δt = 1).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Fluid {
+    /// Kinematic viscosity ν directly.
+    Viscosity { nu: f64 },
+    /// Reynolds number `Re = U L / ν` with reference velocity `U` and length `L` (cells).
+    Reynolds { re: f64, velocity: f64, length: f64 },
+}
+
+impl Fluid {
+    /// Kinematic viscosity, validated to be positive and finite.
+    pub fn viscosity(&self) -> Result<f64> {
+        match *self {
+            Fluid::Viscosity { nu } => {
+                if nu.is_finite() && nu > 0.0 {
+                    Ok(nu)
+                } else {
+                    Err(Error::invalid("nu", nu, "a finite viscosity > 0"))
+                }
+            }
+            Fluid::Reynolds { re, velocity, length } => {
+                if !(re.is_finite() && re > 0.0) {
+                    return Err(Error::invalid("re", re, "a finite Reynolds number > 0"));
+                }
+                if !(velocity.is_finite() && velocity > 0.0) {
+                    return Err(Error::invalid("velocity", velocity, "a finite reference velocity > 0"));
+                }
+                if !(length.is_finite() && length > 0.0) {
+                    return Err(Error::invalid("length", length, "a finite reference length > 0"));
+                }
+                Ok(velocity * length / re)
+            }
+        }
+    }
+
+    /// BGK relaxation time of the root level, `τ = 3ν + 1/2`, validated against
+    /// `τ > 1/2 + TAU_MARGIN`.
+    pub fn relaxation_time(&self) -> Result<f64> {
+        let tau = 3.0 * self.viscosity()? + 0.5;
+        if tau <= 0.5 + TAU_MARGIN {
+            return Err(Error::invalid(
+                "tau",
+                format!("{tau:.6}"),
+                format!(
+                    "tau = 3 nu + 1/2 must exceed {} (BGK is unstable as tau -> 1/2); \
+                     lower the Reynolds number or the velocity, or add cells",
+                    0.5 + TAU_MARGIN
+                ),
+            ));
+        }
+        Ok(tau)
+    }
+}
+
+/// Configuration of a [`crate::Forest`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForestConfig {
+    /// Root-level cells per axis (`cells[2]` is ignored in 2D); multiples of 4, at least 8.
+    pub cells: [usize; 3],
+    /// Boundary of each face, indexed by [`Face::index`].
+    pub boundaries: [Boundary; 6],
+    /// Fluid viscosity.
+    pub fluid: Fluid,
+    /// Where to run.
+    #[serde(default)]
+    pub backend: Backend,
+}
+
+impl ForestConfig {
+    /// A box of `cells` with resting walls on every face, τ = 1, automatic backend.
+    pub fn new(cells: [usize; 3]) -> Self {
+        ForestConfig {
+            cells,
+            boundaries: [Boundary::NO_SLIP; 6],
+            fluid: Fluid::Viscosity { nu: 1.0 / 6.0 },
+            backend: Backend::Auto,
+        }
+    }
+
+    /// Sets the boundary of one face.
+    pub fn boundary(mut self, face: Face, boundary: Boundary) -> Self {
+        self.boundaries[face.index()] = boundary;
+        self
+    }
+
+    /// Sets the fluid.
+    pub fn fluid(mut self, fluid: Fluid) -> Self {
+        self.fluid = fluid;
+        self
+    }
+
+    /// Sets the backend.
+    pub fn backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+
+    /// Checks every field for a forest of dimension `dim`; returns τ of the root level.
+    pub fn validate(&self, dim: usize) -> Result<f64> {
+        for a in 0..dim {
+            let n = self.cells[a];
+            if n < 8 || n % 4 != 0 {
+                return Err(Error::invalid(
+                    "cells",
+                    format!("{n} (axis {a})"),
+                    "a multiple of 4 (the block edge) and at least 8",
+                ));
+            }
+        }
+        for face in Face::ALL.iter().take(2 * dim) {
+            let b = self.boundaries[face.index()];
+            let opposite = self.boundaries[face.index() ^ 1];
+            match b {
+                Boundary::Periodic if opposite != Boundary::Periodic => {
+                    return Err(Error::invalid(
+                        "boundaries",
+                        format!("{} periodic, opposite face not", face.name()),
+                        "periodic faces come in opposite pairs",
+                    ))
+                }
+                Boundary::Wall { velocity } => {
+                    let speed = velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
+                    if !(speed.is_finite() && speed < MAX_WALL_SPEED) {
+                        return Err(Error::invalid(
+                            "wall velocity",
+                            format!("|u| = {speed} on face {}", face.name()),
+                            format!("a speed below {MAX_WALL_SPEED} (lattice units; Mach number constraint)"),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.fluid.relaxation_time()
+    }
+}

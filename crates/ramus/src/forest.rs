@@ -1,0 +1,147 @@
+//! The public type: a forest of cell-blocks with its lattice Boltzmann solution.
+
+use std::marker::PhantomData;
+use std::time::{Duration, Instant};
+
+use ramus_kernels::stream::StepParams;
+use ramus_kernels::{Dim, VelocitySet};
+
+use crate::amr::RootGrid;
+use crate::backend::{Backend, Engine};
+use crate::config::ForestConfig;
+use crate::error::Result;
+use crate::solver::{self, Fields};
+use crate::Float;
+
+/// A forest of quadtrees (2D) or octrees (3D) of `4^D`-cell blocks carrying a lattice
+/// Boltzmann solution, generic over dimension `D`, velocity set `Q` and precision `F`.
+///
+/// `Q` must live in `D`: `Forest<D2, D3Q19, f32>` does not compile.
+///
+/// ```
+/// use ramus::{Backend, Forest, ForestConfig, D2, D2Q9};
+/// let config = ForestConfig::new([16, 16, 0]).backend(Backend::Cpu);
+/// let mut forest = Forest::<D2, D2Q9, f64>::new(config)?;
+/// forest.advance(10)?;
+/// assert!((forest.fields()?.mass() - 256.0).abs() < 1e-9);
+/// # Ok::<(), ramus::Error>(())
+/// ```
+pub struct Forest<D: Dim, Q: VelocitySet<Dim = D>, F: Float> {
+    config: ForestConfig,
+    root: RootGrid<D>,
+    tau: f64,
+    params: StepParams<F>,
+    ids: Vec<u32>,
+    capacity: usize,
+    steps: u64,
+    stepping_time: Duration,
+    engine: Engine<F>,
+    _lattice: PhantomData<Q>,
+}
+
+impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
+    /// Validates `config`, builds the root grid, and fills it with fluid at rest (ρ = 1).
+    pub fn new(config: ForestConfig) -> Result<Self> {
+        let tau = config.validate(D::D)?;
+        let root = RootGrid::<D>::new(config.cells, &config.boundaries);
+        let capacity = root.len() * D::BLOCK_CELLS;
+        let ids: Vec<u32> = (0..root.len() as u32).collect();
+        let f = solver::equilibrium_pool::<Q, F>(&root, capacity, &|_| (1.0, [0.0; 3]));
+        let engine = Engine::new(config.backend, f, capacity, root.links(), &ids)?;
+        let params = solver::step_params(tau, &config.boundaries);
+        Ok(Forest {
+            config,
+            root,
+            tau,
+            params,
+            ids,
+            capacity,
+            steps: 0,
+            stepping_time: Duration::ZERO,
+            engine,
+            _lattice: PhantomData,
+        })
+    }
+
+    /// Sets every cell to the equilibrium of `state(x) = (ρ, u)`, `x` being the cell centre
+    /// in root lattice units; resets the step count.
+    pub fn initialize(&mut self, state: impl Fn([f64; 3]) -> (f64, [f64; 3])) -> Result<()> {
+        let f = solver::equilibrium_pool::<Q, F>(&self.root, self.capacity, &state);
+        self.engine.upload(&f)?;
+        self.steps = 0;
+        Ok(())
+    }
+
+    /// Advances the solution by `steps` root time steps.
+    pub fn advance(&mut self, steps: u64) -> Result<()> {
+        let start = Instant::now();
+        for _ in 0..steps {
+            let odd = self.steps % 2 == 1;
+            self.engine.stream_collide::<Q>(odd, &self.params, self.ids.len())?;
+            self.steps += 1;
+        }
+        self.engine.synchronize()?;
+        self.stepping_time += start.elapsed();
+        Ok(())
+    }
+
+    /// Density and velocity of every cell (copied to the host).
+    pub fn fields(&self) -> Result<Fields> {
+        let mut f = self.engine.download()?;
+        Ok(solver::extract::<Q, F>(&self.root, &mut f, self.capacity, &self.params, self.steps))
+    }
+
+    /// The raw distribution pool (direction-major), e.g. to compare backends.
+    pub fn distributions(&self) -> Result<Vec<F>> {
+        self.engine.download()
+    }
+
+    /// Root time steps taken since construction or [`Self::initialize`].
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Relaxation time τ of the root level.
+    pub fn tau(&self) -> f64 {
+        self.tau
+    }
+
+    /// Number of fluid cells.
+    pub fn cell_count(&self) -> usize {
+        self.root.len() * D::BLOCK_CELLS
+    }
+
+    /// Root-level cells per axis (1 on the unused axis in 2D).
+    pub fn cells(&self) -> [usize; 3] {
+        self.root.blocks_per_axis().map(|b| b * ramus_kernels::block::EDGE).map(|c| c.max(1))
+    }
+
+    /// Wall-clock time spent in [`Self::advance`].
+    pub fn stepping_time(&self) -> Duration {
+        self.stepping_time
+    }
+
+    /// Million lattice-node updates per second over all [`Self::advance`] calls so far.
+    pub fn mlups(&self, steps: u64) -> f64 {
+        let secs = self.stepping_time.as_secs_f64();
+        if secs == 0.0 {
+            return 0.0;
+        }
+        (self.cell_count() as f64 * steps as f64) / secs / 1e6
+    }
+
+    /// The backend actually in use (never `Auto`).
+    pub fn backend(&self) -> Backend {
+        self.engine.backend()
+    }
+
+    /// Name of the device running the forest.
+    pub fn device_name(&self) -> String {
+        self.engine.device_name()
+    }
+
+    /// The configuration the forest was built from.
+    pub fn config(&self) -> &ForestConfig {
+        &self.config
+    }
+}

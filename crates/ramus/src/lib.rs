@@ -1,0 +1,47 @@
+//! # ramus
+//!
+//! GPU-native adaptive mesh refinement with a lattice Boltzmann solver, after
+//! *"GPU-native adaptive mesh refinement with application to lattice Boltzmann
+//! simulations"* (the paper in `shared/reference`). The mesh is a forest of
+//! quadtrees/octrees of `4^D`-cell blocks; the solver is BGK LBM (D2Q9, D3Q19, D3Q27;
+//! `f32`, `f64`) with in-place streaming.
+//!
+//! Kernels are written once, in the `no_std` crate `ramus-kernels`, and run both on the
+//! CPU (rayon) and on NVIDIA GPUs (PTX embedded in this crate, loaded with `cudarc`).
+//!
+//! Layout: [`Forest`] (the public type) owns the mesh ([`amr`]) and the solution
+//! ([`solver`]); [`backend`] holds the CPU and CUDA backends; [`config`] the validated
+//! configuration; [`cases`] the paper's test cases.
+
+pub mod amr;
+pub mod backend;
+pub mod cases;
+pub mod config;
+mod error;
+mod forest;
+pub mod select;
+pub mod solver;
+
+pub use backend::cuda::{cuda_available, KERNELS_PTX};
+pub use backend::Backend;
+pub use config::{Boundary, Face, Fluid, ForestConfig};
+pub use error::{Error, Result};
+pub use forest::Forest;
+pub use ramus_kernels::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
+pub use ramus_kernels::Real;
+pub use select::{LatticeKind, Precision};
+pub use solver::Fields;
+
+/// The kernel crate, for users who write their own kernels against the same layout.
+pub use ramus_kernels as kernels;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// A precision the backends support: `f32` or `f64`.
+pub trait Float: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + sealed::Sealed {}
+impl Float for f32 {}
+impl Float for f64 {}

@@ -1,0 +1,108 @@
+//! Run-time choice of the compile-time lattice and precision (for command lines and
+//! configuration files). A `Forest<D, Q, F>` is chosen by types; these enums name the
+//! combinations that exist and reject the rest with a named error.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{Error, Result};
+
+/// A velocity set, chosen at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LatticeKind {
+    D2Q9,
+    D3Q19,
+    D3Q27,
+}
+
+impl LatticeKind {
+    /// The velocity set `name` in dimension `dim`, or a named error if that combination
+    /// does not exist (e.g. `dim = 2, name = "d3q19"`).
+    pub fn for_dimension(dim: u32, name: &str) -> Result<Self> {
+        let kind: LatticeKind = name.parse()?;
+        match dim {
+            2 | 3 if kind.dim() == dim => Ok(kind),
+            2 => Err(Error::UnsupportedLattice { dim, lattice: name.into(), allowed: "d2q9" }),
+            3 => Err(Error::UnsupportedLattice { dim, lattice: name.into(), allowed: "d3q19, d3q27" }),
+            _ => Err(Error::invalid("dim", dim, "2 or 3")),
+        }
+    }
+
+    /// Spatial dimension of the set.
+    pub fn dim(self) -> u32 {
+        match self {
+            LatticeKind::D2Q9 => 2,
+            LatticeKind::D3Q19 | LatticeKind::D3Q27 => 3,
+        }
+    }
+
+    /// Number of discrete velocities.
+    pub fn q(self) -> usize {
+        match self {
+            LatticeKind::D2Q9 => 9,
+            LatticeKind::D3Q19 => 19,
+            LatticeKind::D3Q27 => 27,
+        }
+    }
+}
+
+impl FromStr for LatticeKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "d2q9" => Ok(LatticeKind::D2Q9),
+            "d3q19" => Ok(LatticeKind::D3Q19),
+            "d3q27" => Ok(LatticeKind::D3Q27),
+            _ => Err(Error::UnknownOption { field: "lattice", value: s.into(), allowed: "d2q9, d3q19, d3q27" }),
+        }
+    }
+}
+
+impl fmt::Display for LatticeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LatticeKind::D2Q9 => "d2q9",
+            LatticeKind::D3Q19 => "d3q19",
+            LatticeKind::D3Q27 => "d3q27",
+        })
+    }
+}
+
+/// A floating-point precision, chosen at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    F32,
+    F64,
+}
+
+impl Precision {
+    /// Bytes per value.
+    pub fn bytes(self) -> usize {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
+}
+
+impl FromStr for Precision {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "f32" => Ok(Precision::F32),
+            "f64" => Ok(Precision::F64),
+            _ => Err(Error::UnknownOption { field: "precision", value: s.into(), allowed: "f32, f64" }),
+        }
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        })
+    }
+}

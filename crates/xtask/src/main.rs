@@ -1,0 +1,143 @@
+//! Build helper: `cargo xtask ptx [--check]`.
+//!
+//! Regenerates the PTX of the device crate `ramus-kernels` and writes it to
+//! `crates/ramus/ptx/ramus_kernels.ptx`, which the host crate embeds with `include_str!`
+//! (so the host crate builds on stable Rust with no GPU toolchain). `--check` builds into a
+//! temporary file and fails if it differs from the committed one.
+//!
+//! Pipeline: `cargo rustc -p ramus-kernels --target nvptx64-nvidia-cuda -Zbuild-std=core
+//! --crate-type cdylib --profile ptx` with this binary as the linker. With fat LTO rustc
+//! hands the linker a single LLVM bitcode object that already contains the used parts of
+//! `core`; in linker mode this binary runs `llc` from the `llvm-tools` component on it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+/// Baseline target: PTX for sm_70 is JIT-compiled by the driver on Volta through Hopper.
+const TARGET_CPU: &str = "sm_70";
+const LINKER_ENV: &str = "RAMUS_XTASK_PTX_LINKER";
+const PTX_REL: &str = "crates/ramus/ptx/ramus_kernels.ptx";
+
+fn main() -> Result<()> {
+    if std::env::var_os(LINKER_ENV).is_some() {
+        return link(std::env::args().skip(1).collect());
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["ptx"] => {
+            let ptx = build_ptx()?;
+            let out = workspace_root()?.join(PTX_REL);
+            std::fs::create_dir_all(out.parent().expect("PTX path has a parent"))?;
+            std::fs::write(&out, &ptx)?;
+            println!("wrote {} ({} bytes)", out.display(), ptx.len());
+            Ok(())
+        }
+        ["ptx", "--check"] => {
+            let fresh = build_ptx()?;
+            let path = workspace_root()?.join(PTX_REL);
+            let committed = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading committed PTX {}", path.display()))?;
+            if committed != fresh {
+                let first = committed
+                    .lines()
+                    .zip(fresh.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(committed.lines().count().min(fresh.lines().count()));
+                bail!(
+                    "{} is stale: it differs from a fresh build of ramus-kernels from line {} on \
+                     (committed {} lines, fresh {} lines). Run `cargo xtask ptx` and commit the result.",
+                    PTX_REL,
+                    first + 1,
+                    committed.lines().count(),
+                    fresh.lines().count()
+                );
+            }
+            println!("{PTX_REL} matches a fresh build of ramus-kernels");
+            Ok(())
+        }
+        _ => bail!("usage: cargo xtask ptx [--check]"),
+    }
+}
+
+fn workspace_root() -> Result<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    Ok(dir.parent().and_then(Path::parent).context("xtask lives in crates/xtask")?.to_path_buf())
+}
+
+/// Builds the device crate for nvptx64 and returns the PTX text.
+fn build_ptx() -> Result<String> {
+    let root = workspace_root()?;
+    let target_dir = root.join("target").join("ptx");
+    let me = std::env::current_exe().context("locating the xtask binary")?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(&root)
+        .env(LINKER_ENV, "1")
+        .args([
+            "rustc",
+            "-p",
+            "ramus-kernels",
+            "--profile",
+            "ptx",
+            "--target",
+            "nvptx64-nvidia-cuda",
+            "-Zbuild-std=core",
+            "--crate-type",
+            "cdylib",
+            "--target-dir",
+        ])
+        .arg(&target_dir)
+        .arg("--")
+        .arg(format!("-Clinker={}", me.display()))
+        .arg(format!("-Ctarget-cpu={TARGET_CPU}"))
+        .status()
+        .context("running cargo rustc for nvptx64-nvidia-cuda")?;
+    if !status.success() {
+        bail!("building ramus-kernels for nvptx64-nvidia-cuda failed ({status})");
+    }
+    let ptx_path = target_dir.join("nvptx64-nvidia-cuda/ptx/deps/ramus_kernels.ptx");
+    let ptx = std::fs::read_to_string(&ptx_path)
+        .with_context(|| format!("reading {}", ptx_path.display()))?;
+    if ptx.contains(".extern .func") {
+        bail!("the PTX holds unresolved `.extern .func` declarations");
+    }
+    Ok(ptx)
+}
+
+/// Linker mode: `llc` the single bitcode object rustc hands over into the PTX output.
+fn link(args: Vec<String>) -> Result<()> {
+    let mut objects = Vec::new();
+    let mut out = None;
+    let mut cpu = None;
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-o" => out = it.next(),
+            "--target-cpu" => cpu = it.next(),
+            _ if a.ends_with(".o") => objects.push(a),
+            _ => {}
+        }
+    }
+    let [object] = objects.as_slice() else {
+        bail!("expected exactly one bitcode object from rustc (fat LTO), got {objects:?}");
+    };
+    let out = out.context("linker called without -o")?;
+    let cpu = cpu.unwrap_or_else(|| TARGET_CPU.into());
+    let sysroot = Command::new("rustc").args(["--print", "sysroot"]).output()?;
+    let sysroot = String::from_utf8(sysroot.stdout)?.trim().to_string();
+    let host = Command::new("rustc").args(["--print", "host-tuple"]).output()?;
+    let host = String::from_utf8(host.stdout)?.trim().to_string();
+    let llc = Path::new(&sysroot).join("lib/rustlib").join(host).join("bin/llc");
+    if !llc.exists() {
+        bail!("{} not found: install the `llvm-tools` component (rust-toolchain.toml lists it)", llc.display());
+    }
+    let status = Command::new(&llc)
+        .args([format!("-mcpu={cpu}"), "-O3".into(), object.clone(), "-o".into(), out])
+        .status()?;
+    if !status.success() {
+        bail!("llc failed ({status})");
+    }
+    Ok(())
+}
