@@ -4,7 +4,7 @@
 //! `(t & 3, (t >> 2) & 3, t >> 4)` and lives at `b * 4^D + t` in every direction slot of
 //! the distribution array (structure of arrays: slot `i` starts at `i * capacity_cells`).
 //!
-//! Each block stores `3^D` neighbour links (itself included) at `nbr[b * 3^D + k]` with
+//! Each block stores `3^D` neighbour links (the centre one is the block itself) at `nbr[b * 3^D + k]` with
 //! `k = (o_x + 1) + 3 (o_y + 1) + 9 (o_z + 1)` for the block offset `o ∈ {-1, 0, 1}^D`.
 //! The paper stores links structure-of-arrays (`κ + p N_blocks`); we keep a block's links
 //! together because all threads of a block read the same ones (one cache line).
@@ -101,8 +101,14 @@ pub enum Target {
 
 /// Resolves the neighbour at offset `d` of local cell `x` in block `b`.
 ///
+/// Branch-free in the common case: the block offset is computed arithmetically and the
+/// link is always loaded, since the centre link of a block is the block itself. Threads of
+/// a block thus take the same path whether or not their neighbour lies in another block,
+/// and all of them read the same few link words (one cache line per block).
+///
 /// # Safety
-/// `nbr` must hold the links of block `b` (`nbr[b * 3^D .. (b + 1) * 3^D]`).
+/// `nbr` must hold the links of block `b` (`nbr[b * 3^D .. (b + 1) * 3^D]`), with the
+/// centre link equal to `b`.
 #[inline(always)]
 pub unsafe fn resolve(nbr: *const i32, b: usize, x: [i32; 3], d: [i32; 3], dim: usize, block_cells: usize, neighbors: usize) -> Target {
     let n = [x[0] + d[0], x[1] + d[1], x[2] + d[2]];
@@ -112,9 +118,6 @@ pub unsafe fn resolve(nbr: *const i32, b: usize, x: [i32; 3], d: [i32; 3], dim: 
         (n[2] >= 4) as i32 - (n[2] < 0) as i32,
     ];
     let local = cell_index([n[0] & 3, n[1] & 3, n[2] & 3]);
-    if o[0] == 0 && o[1] == 0 && o[2] == 0 {
-        return Target::Cell(b * block_cells + local);
-    }
     let link = *nbr.add(b * neighbors + link_index(o, dim));
     if link >= 0 {
         Target::Cell(link as usize * block_cells + local)

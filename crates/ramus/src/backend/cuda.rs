@@ -138,3 +138,71 @@ impl<F: Float> CudaEngine<F> {
         &self.name
     }
 }
+
+/// Measures the device-to-device copy bandwidth of device 0, in bytes per second,
+/// counting the read and the write (`2 · bytes` per copy): the memory-bandwidth ceiling
+/// a streaming kernel such as the LBM step can reach.
+///
+/// Allocates two buffers of `bytes` each (an [`Error::OutOfMemory`] if they do not fit in
+/// the free device memory), warms up, times 25 copies with CUDA events and returns the
+/// median. A few hundred MiB or more gives a figure unaffected by the L2 cache.
+pub fn measure_copy_bandwidth(bytes: usize) -> Result<f64> {
+    const WARMUP: usize = 5;
+    const REPS: usize = 25;
+    /// Head room left free for the context, events and allocation granularity.
+    const MARGIN: usize = 64 << 20;
+    if bytes == 0 {
+        return Err(Error::invalid("bytes", bytes, "a copy size > 0"));
+    }
+    let ctx = open_context()?;
+    let (free, _total) = ctx.mem_get_info().map_err(|e| driver_error("querying device memory", e))?;
+    let needed = bytes.saturating_mul(2);
+    if needed.saturating_add(MARGIN) > free {
+        return Err(Error::OutOfMemory {
+            what: "the copy-bandwidth buffers".into(),
+            needed: needed as u64,
+            available: free as u64,
+        });
+    }
+    let stream = ctx.default_stream();
+    let mut a = stream.alloc_zeros::<u8>(bytes).map_err(|e| driver_error("allocating a copy buffer", e))?;
+    let mut b = stream.alloc_zeros::<u8>(bytes).map_err(|e| driver_error("allocating a copy buffer", e))?;
+    let copy_err = |e| driver_error("copying device to device", e);
+    for k in 0..WARMUP {
+        if k % 2 == 0 {
+            stream.memcpy_dtod(&a, &mut b).map_err(copy_err)?;
+        } else {
+            stream.memcpy_dtod(&b, &mut a).map_err(copy_err)?;
+        }
+    }
+    stream.synchronize().map_err(|e| driver_error("synchronising", e))?;
+    // Timing needs events created with CU_EVENT_DEFAULT (`None` disables timing).
+    let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let mut events = Vec::with_capacity(REPS + 1);
+    for _ in 0..=REPS {
+        events.push(ctx.new_event(timing).map_err(|e| driver_error("creating a timing event", e))?);
+    }
+    events[0].record(&stream).map_err(|e| driver_error("recording a timing event", e))?;
+    for k in 0..REPS {
+        if k % 2 == 0 {
+            stream.memcpy_dtod(&a, &mut b).map_err(copy_err)?;
+        } else {
+            stream.memcpy_dtod(&b, &mut a).map_err(copy_err)?;
+        }
+        events[k + 1].record(&stream).map_err(|e| driver_error("recording a timing event", e))?;
+    }
+    stream.synchronize().map_err(|e| driver_error("synchronising", e))?;
+    let mut rates = Vec::with_capacity(REPS);
+    for k in 0..REPS {
+        let ms = events[k].elapsed_ms(&events[k + 1]).map_err(|e| driver_error("reading a timing event", e))?;
+        if ms > 0.0 {
+            rates.push(2.0 * bytes as f64 / (ms as f64 * 1e-3));
+        }
+    }
+    if rates.is_empty() {
+        return Err(Error::Cuda { context: "timing device copies".into(), message: "all timings were zero".into() });
+    }
+    rates.sort_by(|x, y| x.total_cmp(y));
+    let n = rates.len();
+    Ok(if n % 2 == 1 { rates[n / 2] } else { 0.5 * (rates[n / 2 - 1] + rates[n / 2]) })
+}
