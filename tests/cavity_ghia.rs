@@ -1,68 +1,140 @@
-use ramus::cases::cavity::{Cavity, Centerlines};
+//! 2D lid-driven cavity (D2Q9, CPU) against the benchmark of
+//! U. Ghia, K. N. Ghia, C. T. Shin (1982), "High-Re solutions for incompressible flow using
+//! the Navier-Stokes equations and a multigrid method", J. Comput. Phys. 48(3):387-411,
+//! doi:10.1016/0021-9991(82)90058-4 (Tables I and II, in `tests/data/`).
+//!
+//! Acceptance (from the issue): on both centrelines, the largest deviation from Ghia's
+//! tabulated values must be at most 0.02 U_lid, at n = 128, for Re = 100 and Re = 400.
+//!
+//! Choices, measured on a 2-core machine (about 27 MLUPS):
+//! - Precision f64: the populations sit near w_i and the signal is the O(U²) part of
+//!   them, so f32 would work too, but f64 removes round-off from the comparison entirely
+//!   and costs little on the CPU.
+//! - Lid speed 0.15 (Ma ≈ 0.26): the deviation grows with the compressibility error
+//!   ∝ Ma² (Re = 400: 0.0082 at U = 0.1, 0.0093 at 0.15, 0.0108 at 0.2) while the steps
+//!   per lid pass fall ∝ 1/U; 0.15 keeps a margin of about 2 at two thirds of the cost
+//!   of U = 0.1.
+//! - Run length: from rest, the centreline profiles change by less than 1e-3 U_lid per
+//!   4 lid passes after about 14 passes at Re = 100 and 34 at Re = 400 (the vortex
+//!   spins up over a viscous time that grows with Re). The test asserts that it has
+//!   converged by comparing the profiles 4 passes before the end with the final ones.
+
+use ramus::cases::cavity::{Cavity, Centerlines, Profile};
 use ramus::{Backend, Forest, D2, D2Q9};
 use std::time::Instant;
 
-struct Reference {
+/// Acceptance tolerance on |u − u_Ghia| and |v − v_Ghia|, in units of U_lid. Never loosen.
+const TOL: f64 = 0.02;
+/// Largest change of the profiles over the last `CHECK_PASSES` lid passes for the run to
+/// count as steady (well below `TOL`, so the remaining transient cannot matter).
+const STEADY_TOL: f64 = 1e-3;
+const CHECK_PASSES: f64 = 4.0;
+const N: usize = 128;
+const LID: f64 = 0.15;
+
+/// One column of a Ghia table: coordinates and values.
+struct Table {
     coords: Vec<f64>,
     values: Vec<f64>,
 }
 
-fn read_column(file: &str, column: &str) -> Reference {
+/// Reads `column` (e.g. `u_Re100`) of a CSV in `tests/data/`, skipping `#` comment lines.
+fn read_column(file: &str, column: &str) -> Table {
     let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#'));
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = header.iter().position(|h| h.trim() == column).unwrap();
-    let mut r = Reference { coords: vec![], values: vec![] };
-    for l in lines {
-        let f: Vec<f64> = l.split(',').map(|x| x.trim().parse().unwrap()).collect();
-        r.coords.push(f[0]);
-        r.values.push(f[col]);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    let mut rows = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
+    let header: Vec<&str> = rows.next().unwrap_or_else(|| panic!("{path}: no header")).split(',').collect();
+    let col = header
+        .iter()
+        .position(|h| h.trim() == column)
+        .unwrap_or_else(|| panic!("{path}: no column {column} in {header:?}"));
+    let mut table = Table { coords: Vec::new(), values: Vec::new() };
+    for row in rows {
+        let fields: Vec<f64> = row
+            .split(',')
+            .map(|x| x.trim().parse().unwrap_or_else(|e| panic!("{path}: bad number {x:?} in {row:?}: {e}")))
+            .collect();
+        assert_eq!(fields.len(), header.len(), "{path}: row {row:?} has the wrong number of fields");
+        table.coords.push(fields[0]);
+        table.values.push(fields[col]);
     }
-    r
+    assert!(table.coords.len() >= 10, "{path}: too few rows ({})", table.coords.len());
+    table
 }
 
-fn dev(c: &Centerlines, re: u32) -> (f64, f64) {
-    let u = read_column("ghia1982_u_vertical_centerline.csv", &format!("u_Re{re}"));
-    let v = read_column("ghia1982_v_horizontal_centerline.csv", &format!("v_Re{re}"));
-    let mut du: f64 = 0.0;
-    for (y, uu) in u.coords.iter().zip(&u.values) {
-        if *y > 0.0 && *y < 1.0 {
-            du = du.max((c.u.at(*y) - uu).abs());
+/// Largest |profile − table| over the table's interior points (the wall end points 0 and
+/// 1 match by construction), skipping `excluded` coordinates; returns it with its place.
+fn max_deviation(profile: &Profile, table: &Table, excluded: &[f64]) -> (f64, f64) {
+    let mut worst = (0.0, f64::NAN);
+    let mut used = 0;
+    for (&s, &value) in table.coords.iter().zip(&table.values) {
+        if s <= 0.0 || s >= 1.0 || excluded.iter().any(|&e| (s - e).abs() < 1e-9) {
+            continue;
+        }
+        used += 1;
+        let d = (profile.at(s) - value).abs();
+        if d > worst.0 {
+            worst = (d, s);
         }
     }
-    let mut dv: f64 = 0.0;
-    for (x, vv) in v.coords.iter().zip(&v.values) {
-        if *x > 0.0 && *x < 1.0 && !(re == 400 && (*x - 0.9063).abs() < 1e-6) {
-            dv = dv.max((c.v.at(*x) - vv).abs());
-        }
-    }
-    (du, dv)
+    assert!(used >= 10, "only {used} reference points compared");
+    worst
+}
+
+/// Largest pointwise change between two sets of centreline profiles.
+fn change(a: &Centerlines, b: &Centerlines) -> f64 {
+    let u = a.u.values.iter().zip(&b.u.values);
+    let v = a.v.values.iter().zip(&b.v.values);
+    u.chain(v).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
+}
+
+/// Runs the cavity at `re` for `passes` lid passes and compares with Ghia's column.
+fn check(re: u32, passes: f64, v_excluded: &[f64]) {
+    let start = Instant::now();
+    let cavity = Cavity { dim: 2, n: N, re: f64::from(re), lid: LID };
+    let config = cavity.forest_config(Backend::Cpu).expect("valid cavity");
+    let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
+
+    forest.advance(cavity.steps_for_passes(passes - CHECK_PASSES)).expect("advance");
+    let before = cavity.centerlines(&forest.fields().expect("fields"));
+    forest.advance(cavity.steps_for_passes(CHECK_PASSES)).expect("advance");
+    let fields = forest.fields().expect("fields");
+    let lines = cavity.centerlines(&fields);
+
+    assert!(fields.u.iter().flatten().chain(&fields.rho).all(|x| x.is_finite()), "Re = {re}: non-finite fields");
+    let drift = change(&before, &lines);
+
+    let u_ref = read_column("ghia1982_u_vertical_centerline.csv", &format!("u_Re{re}"));
+    let v_ref = read_column("ghia1982_v_horizontal_centerline.csv", &format!("v_Re{re}"));
+    let (du, du_at) = max_deviation(&lines.u, &u_ref, &[]);
+    let (dv, dv_at) = max_deviation(&lines.v, &v_ref, v_excluded);
+
+    println!(
+        "cavity Re = {re}, n = {N}, lid = {LID}, tau = {:.4}, {passes} passes ({} steps), {:.1} s: \
+         max |u - u_Ghia| = {du:.5} (y = {du_at}), max |v - v_Ghia| = {dv:.5} (x = {dv_at}), \
+         change over the last {CHECK_PASSES} passes = {drift:.2e}",
+        forest.tau(),
+        forest.steps(),
+        start.elapsed().as_secs_f64()
+    );
+
+    assert!(
+        drift <= STEADY_TOL,
+        "Re = {re}: not steady after {passes} passes: profiles changed by {drift:.2e} U_lid over the last \
+         {CHECK_PASSES} passes (allowed {STEADY_TOL:e})"
+    );
+    assert!(du <= TOL, "Re = {re}: max |u - u_Ghia| = {du:.5} at y = {du_at} exceeds {TOL} U_lid");
+    assert!(dv <= TOL, "Re = {re}: max |v - v_Ghia| = {dv:.5} at x = {dv_at} exceeds {TOL} U_lid");
 }
 
 #[test]
-fn explore() {
-    let re: u32 = std::env::var("RE").unwrap().parse().unwrap();
-    let lid: f64 = std::env::var("LID").unwrap().parse().unwrap();
-    let n: usize = std::env::var("N").map(|s| s.parse().unwrap()).unwrap_or(128);
-    let chunk: f64 = std::env::var("CHUNK").unwrap().parse().unwrap();
-    let total: f64 = std::env::var("PASSES").unwrap().parse().unwrap();
-    let cavity = Cavity { dim: 2, n, re: re as f64, lid };
-    let cfg = cavity.forest_config(Backend::Cpu).unwrap();
-    let mut forest = Forest::<D2, D2Q9, f64>::new(cfg).unwrap();
-    println!("tau = {}", forest.tau());
-    let t0 = Instant::now();
-    let mut passes = 0.0;
-    let mut prev: Option<Centerlines> = None;
-    while passes < total - 1e-9 {
-        forest.advance(cavity.steps_for_passes(chunk)).unwrap();
-        passes += chunk;
-        let c = cavity.centerlines(&forest.fields().unwrap());
-        let (du, dv) = dev(&c, re);
-        let change = prev.as_ref().map(|p| {
-            p.u.values.iter().zip(&c.u.values).chain(p.v.values.iter().zip(&c.v.values)).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
-        });
-        println!("passes {passes:5.1}  t={:6.1}s  du={du:.4} dv={dv:.4}  change={change:?}", t0.elapsed().as_secs_f64());
-        prev = Some(c);
-    }
+fn cavity_re100_matches_ghia() {
+    check(100, 20.0, &[]);
+}
+
+#[test]
+fn cavity_re400_matches_ghia() {
+    // Ghia's v = -0.23827 at x = 0.9063 for Re = 400 breaks the smooth profile and is
+    // widely considered a misprint (see the note in the data file).
+    check(400, 40.0, &[0.9063]);
 }

@@ -1,8 +1,8 @@
 //! Cell-block geometry and neighbour links (paper, section "Data Structures").
 //!
 //! A block holds `4^D` cells; cell `t` of block `b` has local coordinates
-//! `(t & 3, (t >> 2) & 3, t >> 4)` and lives at `b * 4^D + t` in every direction slot of
-//! the distribution array (structure of arrays: slot `i` starts at `i * capacity_cells`).
+//! `(t & 3, (t >> 2) & 3, t >> 4)`; block `b` owns a contiguous range of the distribution
+//! pool, direction by direction (see [`crate::stream::pool_index`]).
 //!
 //! Each block stores `3^D` neighbour links (the centre one is the block itself) at `nbr[b * 3^D + k]` with
 //! `k = (o_x + 1) + 3 (o_y + 1) + 9 (o_z + 1)` for the block offset `o ∈ {-1, 0, 1}^D`.
@@ -90,27 +90,20 @@ pub const fn link_offset(k: usize, dim: usize) -> [i32; 3] {
     [k % 3 - 1, (k / 3) % 3 - 1, oz]
 }
 
-/// Where a cell's neighbour at offset `d` (each component in `-1..=1`) lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
-    /// Global cell index `block * 4^D + local`.
-    Cell(usize),
-    /// Outside the level: the link value ([`N_SKIP`] or a boundary link).
-    Outside(i32),
-}
-
-/// Resolves the neighbour at offset `d` of local cell `x` in block `b`.
+/// Resolves the neighbour at offset `d` of local cell `x` in block `b`: returns the link
+/// that the offset crosses (the block itself when it stays inside, a sentinel when it
+/// leaves the level) and the neighbour's local cell index in the linked block.
 ///
-/// Branch-free in the common case: the block offset is computed arithmetically and the
-/// link is always loaded, since the centre link of a block is the block itself. Threads of
-/// a block thus take the same path whether or not their neighbour lies in another block,
-/// and all of them read the same few link words (one cache line per block).
+/// Branch-free: the block offset is computed arithmetically and the link always loaded,
+/// since the centre link of a block is the block itself. Threads of a block thus take one
+/// path whether or not their neighbour lies in another block, and all of them read the
+/// same few link words (one cache line per block).
 ///
 /// # Safety
 /// `nbr` must hold the links of block `b` (`nbr[b * 3^D .. (b + 1) * 3^D]`), with the
 /// centre link equal to `b`.
 #[inline(always)]
-pub unsafe fn resolve(nbr: *const i32, b: usize, x: [i32; 3], d: [i32; 3], dim: usize, block_cells: usize, neighbors: usize) -> Target {
+pub unsafe fn resolve(nbr: *const i32, b: usize, x: [i32; 3], d: [i32; 3], dim: usize, neighbors: usize) -> (i32, usize) {
     let n = [x[0] + d[0], x[1] + d[1], x[2] + d[2]];
     let o = [
         (n[0] >= 4) as i32 - (n[0] < 0) as i32,
@@ -118,10 +111,5 @@ pub unsafe fn resolve(nbr: *const i32, b: usize, x: [i32; 3], d: [i32; 3], dim: 
         (n[2] >= 4) as i32 - (n[2] < 0) as i32,
     ];
     let local = cell_index([n[0] & 3, n[1] & 3, n[2] & 3]);
-    let link = *nbr.add(b * neighbors + link_index(o, dim));
-    if link >= 0 {
-        Target::Cell(link as usize * block_cells + local)
-    } else {
-        Target::Outside(link)
-    }
+    (*nbr.add(b * neighbors + link_index(o, dim)), local)
 }

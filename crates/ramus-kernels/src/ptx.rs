@@ -27,9 +27,9 @@ unsafe fn thread_index() -> usize {
 unsafe fn step<L: VelocitySet, F: Real, const ODD: bool>(
     f: *mut F,
     nbr: *const i32,
+    onb: *const u32,
     ids: *const u32,
     n_ids: u32,
-    capacity: u64,
     params: StepParams<F>,
 ) {
     let g = thread_index();
@@ -37,7 +37,7 @@ unsafe fn step<L: VelocitySet, F: Real, const ODD: bool>(
     let k = g / m; // m is a power of two: a shift
     if k < n_ids as usize {
         let b = *ids.add(k) as usize;
-        let fld = Field { f, nbr, capacity: capacity as usize };
+        let fld = Field { f, nbr, onb };
         stream_collide::<L, F, ODD>(&fld, &params, b, g & (m - 1));
     }
 }
@@ -47,18 +47,18 @@ macro_rules! lbm_kernels {
         /// Even (local) fused collide-and-stream step.
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $even(
-            f: *mut $f, nbr: *const i32, ids: *const u32, n_ids: u32, capacity: u64,
+            f: *mut $f, nbr: *const i32, onb: *const u32, ids: *const u32, n_ids: u32,
             params: StepParams<$f>,
         ) {
-            step::<$l, $f, false>(f, nbr, ids, n_ids, capacity, params)
+            step::<$l, $f, false>(f, nbr, onb, ids, n_ids, params)
         }
         /// Odd (neighbour) fused collide-and-stream step.
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $odd(
-            f: *mut $f, nbr: *const i32, ids: *const u32, n_ids: u32, capacity: u64,
+            f: *mut $f, nbr: *const i32, onb: *const u32, ids: *const u32, n_ids: u32,
             params: StepParams<$f>,
         ) {
-            step::<$l, $f, true>(f, nbr, ids, n_ids, capacity, params)
+            step::<$l, $f, true>(f, nbr, onb, ids, n_ids, params)
         }
     )*};
 }

@@ -5,18 +5,22 @@
 //! paper's key property — one distribution array, no second copy — and fuses streaming
 //! with collision so that each step reads and writes every value exactly once:
 //!
-//! - **even step** (after an even number of steps; natural layout): cell `x` reads `f_i`
-//!   from its own slot `i`, collides, and writes `f*_i` to its own slot `ī`;
-//! - **odd step** (swapped layout): cell `x` gathers `f_i` from slot `ī` of `x − c_i`,
-//!   collides, and scatters `f*_i` to slot `i` of `x + c_i`, which restores the natural
+//! - **even step** (after an even number of steps; natural layout): cell `x` reads `h_i`
+//!   from its own slot `i`, collides, and writes `h*_i` to its own slot `ī`;
+//! - **odd step** (swapped layout): cell `x` gathers `h_i` from slot `ī` of `x − c_i`,
+//!   collides, and scatters `h*_i` to slot `i` of `x + c_i`, which restores the natural
 //!   layout.
 //!
 //! Every memory location is read and written by the same cell within a step, so a step
 //! is race-free in place. Walls need work only in the odd step, where a link leaves the
 //! level: half-way bounce-back with a wall velocity (paper eq. "Known u_w", ρ_w = 1),
-//! `f_ī(x) = f*_i(x) − 2 w_i ρ_w (c_i·u_w)/c_s²`, lands in the cell's own slot.
+//! `f_ī(x) = f*_i(x) − 2 w_i ρ_w (c_i·u_w)/c_s²`, lands in the cell's own slot. Half-way
+//! bounce-back is second-order accurate for a wall half-way between cell centres.
+//!
+//! Populations are stored shifted, `h = f − w` (see [`crate::collide`]); the wall term is
+//! additive, so it is the same for `h` and `f`.
 
-use crate::block::{self, boundary_faces, cell_coords, link_face, Target};
+use crate::block::{self, boundary_faces, cell_coords, cell_index, link_face};
 use crate::collide::{bgk, c_dot};
 use crate::lattice::{Dim, VelocitySet};
 use crate::real::Real;
@@ -35,28 +39,37 @@ pub struct StepParams<F> {
 unsafe impl<F: Real> bytemuck::Zeroable for StepParams<F> {}
 unsafe impl<F: Real> bytemuck::Pod for StepParams<F> {}
 
-/// Raw view of the distribution pool and the neighbour links.
+/// Raw view of the distribution pool and the mesh arrays the step reads.
+///
+/// Pool layout: block `b` owns the contiguous range `[b Q 4^D, (b + 1) Q 4^D)`, direction
+/// `i` of its cell `t` at `(b Q + i) 4^D + t` — a block's cells contiguous, structure of
+/// arrays by direction within the block (see [`pool_index`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Field<F> {
-    /// Distributions: slot `i` of global cell `g` at `f[i * capacity + g]`.
+    /// Shifted distributions.
     pub f: *mut F,
     /// Neighbour links, `3^D` per block.
     pub nbr: *const i32,
-    /// Cell capacity of the pool (stride between direction slots).
-    pub capacity: usize,
+    /// Per block: nonzero if any link is negative (domain boundary or no neighbour on the
+    /// level), the paper's `cblock_ID_onb`. Lets every other block skip the wall logic.
+    pub onb: *const u32,
+}
+
+/// Index of direction `i` of cell `t` of block `b` in the pool.
+#[inline(always)]
+pub const fn pool_index<L: VelocitySet>(b: usize, i: usize, t: usize) -> usize {
+    let m = <L::Dim as Dim>::BLOCK_CELLS;
+    (b * L::Q + i) * m + t
 }
 
 /// Bounce-back momentum term `2 w_i ρ_w (c_i·u_w)/c_s²` with `ρ_w = 1` for a link that
-/// leaves the level through `link` (zero for [`block::N_SKIP`]).
+/// leaves the level through `link`; zero for in-level links and [`block::N_SKIP`].
 #[inline(always)]
 fn wall_term<L: VelocitySet, F: Real>(p: &StepParams<F>, link: i32, i: usize) -> F {
     let faces = boundary_faces(link);
-    if faces == 0 {
-        return F::ZERO;
-    }
-    let face = link_face(faces);
-    // Select with constant indices: a run-time index into the parameter array would
-    // copy it to local memory on the GPU for every thread.
+    let face = if faces == 0 { 6 } else { link_face(faces) };
+    // Constant indices: a run-time index into the parameter array would copy it to local
+    // memory on the GPU for every thread.
     let mut u = [F::ZERO; 3];
     for k in 0..6 {
         if k == face {
@@ -66,85 +79,108 @@ fn wall_term<L: VelocitySet, F: Real>(p: &StepParams<F>, link: i32, i: usize) ->
     F::from_f64(6.0 * L::W[i]) * c_dot(L::C[i], u)
 }
 
+/// Local index of the neighbour of local cell `x` at offset `d`, wrapped into its block.
 #[inline(always)]
-fn neg(c: [i32; 3]) -> [i32; 3] {
-    [-c[0], -c[1], -c[2]]
+fn wrapped(x: [i32; 3], d: [i32; 3]) -> usize {
+    cell_index([(x[0] + d[0]) & 3, (x[1] + d[1]) & 3, (x[2] + d[2]) & 3])
 }
 
+/// For every direction `i`, the link crossed by the offset `−c_i` from cell `x` of block
+/// `b` (the block itself when it stays inside). In the odd step, direction `i` is read
+/// through `links[i]`, and direction `ī` is written through the same link to the same
+/// location: each location is read and written by one cell.
+///
+/// # Safety
+/// `fld.nbr` must hold the links of block `b`.
 #[inline(always)]
-unsafe fn target<L: VelocitySet>(fld_nbr: *const i32, b: usize, x: [i32; 3], d: [i32; 3]) -> Target {
-    block::resolve(
-        fld_nbr,
-        b,
-        x,
-        d,
-        <L::Dim as Dim>::D,
-        <L::Dim as Dim>::BLOCK_CELLS,
-        <L::Dim as Dim>::NEIGHBORS,
-    )
+pub unsafe fn odd_links<L: VelocitySet, F>(fld: &Field<F>, b: usize, x: [i32; 3]) -> L::Pop<i32> {
+    let mut links = L::Pop::<i32>::default();
+    L::unroll(
+        #[inline(always)]
+        |i| {
+            let c = L::C[i];
+            links[i] = block::resolve(
+                fld.nbr,
+                b,
+                x,
+                [-c[0], -c[1], -c[2]],
+                <L::Dim as Dim>::D,
+                <L::Dim as Dim>::NEIGHBORS,
+            )
+            .0;
+        },
+    );
+    links
 }
 
 /// Pre-collision populations of cell `t` of block `b`, for a state reached after an even
-/// (`ODD = false`) or odd (`ODD = true`) number of steps.
+/// (`ODD = false`) or odd (`ODD = true`, `links` from [`odd_links`]) number of steps.
+/// `WALLS = false` assumes no link of `b` is negative, which keeps the addressing free of
+/// branches; [`stream_collide`] and [`load_cell`] pick it from `onb`.
 ///
 /// # Safety
 /// `fld` must describe live allocations that hold block `b` and all its linked blocks.
 #[inline(always)]
-pub unsafe fn load<L: VelocitySet, F: Real, const ODD: bool>(
+pub unsafe fn load<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
     fld: &Field<F>,
     p: &StepParams<F>,
     b: usize,
     t: usize,
+    links: &L::Pop<i32>,
 ) -> L::Pop<F> {
-    let g = b * <L::Dim as Dim>::BLOCK_CELLS + t;
     let x = cell_coords(t);
-    let mut f = L::Pop::<F>::default();
+    let mut h = L::Pop::<F>::default();
     L::unroll(
         #[inline(always)]
         |i| {
-            let ib = L::opposite(i);
-            f[i] = if !ODD || i == 0 {
-                *fld.f.add(i * fld.capacity + g)
+            h[i] = if !ODD || i == 0 {
+                *fld.f.add(pool_index::<L>(b, i, t))
             } else {
-                match target::<L>(fld.nbr, b, x, neg(L::C[i])) {
-                    Target::Cell(s) => *fld.f.add(ib * fld.capacity + s),
-                    // f*_ī went into the wall last step and came back as f_i.
-                    Target::Outside(link) => {
-                        *fld.f.add(i * fld.capacity + g) + wall_term::<L, F>(p, link, i)
-                    }
+                let c = L::C[i];
+                let link = links[i];
+                if !WALLS || link >= 0 {
+                    // Slot ī of x − c_i.
+                    *fld.f.add(pool_index::<L>(link as usize, L::opposite(i), wrapped(x, [-c[0], -c[1], -c[2]])))
+                } else {
+                    // h*_ī went into the wall last step, was stored in the own slot i, and
+                    // comes back as h_i.
+                    *fld.f.add(pool_index::<L>(b, i, t)) + wall_term::<L, F>(p, link, i)
                 }
             };
         },
     );
-    f
+    h
 }
 
-/// Writes post-collision populations of cell `t` of block `b` (see [`load`] for `ODD`).
+/// Writes post-collision populations of cell `t` of block `b` (see [`load`]).
 ///
 /// # Safety
 /// As for [`load`].
 #[inline(always)]
-pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool>(
+pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
     fld: &Field<F>,
     p: &StepParams<F>,
     b: usize,
     t: usize,
-    f: &L::Pop<F>,
+    links: &L::Pop<i32>,
+    h: &L::Pop<F>,
 ) {
-    let g = b * <L::Dim as Dim>::BLOCK_CELLS + t;
     let x = cell_coords(t);
     L::unroll(
         #[inline(always)]
         |i| {
             let ib = L::opposite(i);
             if !ODD || i == 0 {
-                *fld.f.add(ib * fld.capacity + g) = f[i];
+                *fld.f.add(pool_index::<L>(b, ib, t)) = h[i];
             } else {
-                match target::<L>(fld.nbr, b, x, L::C[i]) {
-                    Target::Cell(d) => *fld.f.add(i * fld.capacity + d) = f[i],
-                    Target::Outside(link) => {
-                        *fld.f.add(ib * fld.capacity + g) = f[i] - wall_term::<L, F>(p, link, i)
-                    }
+                // x + c_i = x − c_ī: the link was resolved for direction ī.
+                let link = links[ib];
+                if !WALLS || link >= 0 {
+                    // Slot i of x + c_i.
+                    *fld.f.add(pool_index::<L>(link as usize, i, wrapped(x, L::C[i]))) = h[i];
+                } else {
+                    // Bounced back into the own slot ī.
+                    *fld.f.add(pool_index::<L>(b, ib, t)) = h[i] - wall_term::<L, F>(p, link, i);
                 }
             }
         },
@@ -154,8 +190,7 @@ pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool>(
 /// One fused collide-and-stream step of cell `t` in block `b`.
 ///
 /// # Safety
-/// As for [`load`]; no other cell of the same step may be processed concurrently with a
-/// different `ODD`, and the step must cover all cells of the level before the next starts.
+/// As for [`load`]; the step must cover all cells of the level before the next starts.
 #[inline(always)]
 pub unsafe fn stream_collide<L: VelocitySet, F: Real, const ODD: bool>(
     fld: &Field<F>,
@@ -163,7 +198,45 @@ pub unsafe fn stream_collide<L: VelocitySet, F: Real, const ODD: bool>(
     b: usize,
     t: usize,
 ) {
-    let mut f = load::<L, F, ODD>(fld, p, b, t);
-    bgk::<L, F>(&mut f, p.omega);
-    store::<L, F, ODD>(fld, p, b, t, &f);
+    if !ODD {
+        let none = L::Pop::<i32>::default();
+        let mut h = load::<L, F, false, false>(fld, p, b, t, &none);
+        bgk::<L, F>(&mut h, p.omega);
+        store::<L, F, false, false>(fld, p, b, t, &none, &h);
+        return;
+    }
+    let links = odd_links::<L, F>(fld, b, cell_coords(t));
+    // Uniform across the cells of a block: no divergence on the GPU.
+    if *fld.onb.add(b) != 0 {
+        let mut h = load::<L, F, true, true>(fld, p, b, t, &links);
+        bgk::<L, F>(&mut h, p.omega);
+        store::<L, F, true, true>(fld, p, b, t, &links, &h);
+    } else {
+        let mut h = load::<L, F, true, false>(fld, p, b, t, &links);
+        bgk::<L, F>(&mut h, p.omega);
+        store::<L, F, true, false>(fld, p, b, t, &links, &h);
+    }
+}
+
+/// Pre-collision populations of cell `t` of block `b` after an even (`ODD = false`) or
+/// odd number of steps, picking the wall handling from `onb`.
+///
+/// # Safety
+/// As for [`load`].
+#[inline(always)]
+pub unsafe fn load_cell<L: VelocitySet, F: Real, const ODD: bool>(
+    fld: &Field<F>,
+    p: &StepParams<F>,
+    b: usize,
+    t: usize,
+) -> L::Pop<F> {
+    if !ODD {
+        return load::<L, F, false, false>(fld, p, b, t, &L::Pop::<i32>::default());
+    }
+    let links = odd_links::<L, F>(fld, b, cell_coords(t));
+    if *fld.onb.add(b) != 0 {
+        load::<L, F, true, true>(fld, p, b, t, &links)
+    } else {
+        load::<L, F, true, false>(fld, p, b, t, &links)
+    }
 }

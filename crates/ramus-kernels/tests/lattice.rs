@@ -5,7 +5,7 @@
 //! Navier–Stokes (isotropy up to 4th order, c_s² = 1/3); the equilibrium checks verify
 //! that `collide::equilibrium` has exactly the moments ρ, ρu and ρ c_s² δ + ρ u u.
 
-use ramus_kernels::collide::{equilibrium, moments};
+use ramus_kernels::collide::{equilibrium, moments, unshift};
 use ramus_kernels::lattice::CS2;
 use ramus_kernels::{Dim, VelocitySet, D2Q9, D3Q19, D3Q27};
 
@@ -85,10 +85,7 @@ fn check_weight_moments<L: VelocitySet>() {
         for b in 0..d {
             let m2: f64 = (0..q).map(|i| w[i] * c::<L>(i)[a] * c::<L>(i)[b]).sum();
             let expected = CS2 * delta(a, b);
-            assert!(
-                (m2 - expected).abs() <= TOL_MOMENT,
-                "{name}: Σ w c_{a} c_{b} = {m2}, expected {expected}"
-            );
+            assert!((m2 - expected).abs() <= TOL_MOMENT, "{name}: Σ w c_{a} c_{b} = {m2}, expected {expected}");
         }
     }
 
@@ -111,9 +108,8 @@ fn check_weight_moments<L: VelocitySet>() {
                             w[i] * ci[a] * ci[b] * ci[g] * ci[e]
                         })
                         .sum();
-                    let expected = CS2
-                        * CS2
-                        * (delta(a, b) * delta(g, e) + delta(a, g) * delta(b, e) + delta(a, e) * delta(b, g));
+                    let expected =
+                        CS2 * CS2 * (delta(a, b) * delta(g, e) + delta(a, g) * delta(b, e) + delta(a, e) * delta(b, g));
                     assert!(
                         (m4 - expected).abs() <= TOL_MOMENT,
                         "{name}: Σ w c_{a} c_{b} c_{g} c_{e} = {m4}, expected {expected}"
@@ -147,12 +143,7 @@ impl SplitMix {
 /// States (ρ, u) to test the equilibrium with: a few edge cases, then random ones within
 /// the range the solver accepts (ρ around 1, |u_a| < 0.3).
 fn states(dim: usize) -> Vec<(f64, [f64; 3])> {
-    let mut out = vec![
-        (1.0, [0.0; 3]),
-        (1.0, [0.1, 0.0, 0.0]),
-        (0.5, [0.0, -0.2, 0.0]),
-        (2.0, [0.05, 0.05, 0.05]),
-    ];
+    let mut out = vec![(1.0, [0.0; 3]), (1.0, [0.1, 0.0, 0.0]), (0.5, [0.0, -0.2, 0.0]), (2.0, [0.05, 0.05, 0.05])];
     let mut rng = SplitMix(0x5eed_1982);
     for _ in 0..64 {
         let rho = rng.uniform(0.5, 2.0);
@@ -174,17 +165,17 @@ fn check_equilibrium<L: VelocitySet>() {
     let name = L::NAME;
     let d = axes::<L>();
     for (rho, u) in states(d) {
-        let feq = equilibrium::<L, f64>(rho, u);
-        let f = feq.as_ref();
+        // The kernels store populations shifted by their weights (h = f − w); the
+        // moments below are those of f = h + w.
+        let heq = equilibrium::<L, f64>(rho, u);
+        let unshifted: Vec<f64> = (0..L::Q).map(|i| unshift::<L, f64>(i, heq[i])).collect();
+        let f = unshifted.as_slice();
         assert_eq!(f.len(), L::Q, "{name}: equilibrium has Q entries");
 
         // Relative to ρ: every moment below scales with ρ, and |u| < 1.
         let scale = rho;
         let m0: f64 = f.iter().sum();
-        assert!(
-            (m0 - rho).abs() <= TOL_EQ * scale,
-            "{name}: Σ f^eq = {m0}, expected ρ = {rho} (u = {u:?})"
-        );
+        assert!((m0 - rho).abs() <= TOL_EQ * scale, "{name}: Σ f^eq = {m0}, expected ρ = {rho} (u = {u:?})");
         for a in 0..3 {
             let m1: f64 = (0..L::Q).map(|i| f[i] * c::<L>(i)[a]).sum();
             let expected = rho * u[a];
@@ -205,11 +196,8 @@ fn check_equilibrium<L: VelocitySet>() {
         }
 
         // `moments` is the inverse of `equilibrium` on (ρ, u).
-        let (rho2, u2) = moments::<L, f64>(&feq);
-        assert!(
-            (rho2 - rho).abs() <= TOL_EQ * scale,
-            "{name}: moments(f^eq).ρ = {rho2}, expected {rho}"
-        );
+        let (rho2, u2) = moments::<L, f64>(&heq);
+        assert!((rho2 - rho).abs() <= TOL_EQ * scale, "{name}: moments(f^eq).ρ = {rho2}, expected {rho}");
         for a in 0..3 {
             assert!(
                 (u2[a] - u[a]).abs() <= TOL_EQ,
@@ -256,9 +244,9 @@ fn equilibrium_diagonal_third_moment() {
     fn check<L: VelocitySet>() {
         for (rho, u) in states(axes::<L>()) {
             let feq = equilibrium::<L, f64>(rho, u);
-            for a in 0..axes::<L>() {
+            for (a, &ua) in u.iter().enumerate().take(axes::<L>()) {
                 let m3: f64 = (0..L::Q).map(|i| feq[i] * c::<L>(i)[a].powi(3)).sum();
-                let expected = rho * u[a];
+                let expected = rho * ua;
                 assert!(
                     (m3 - expected).abs() <= TOL_EQ * rho,
                     "{}: Σ f^eq c_{a}³ = {m3}, expected ρ u_{a} = {expected}",

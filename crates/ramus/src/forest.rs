@@ -7,7 +7,7 @@ use ramus_kernels::stream::StepParams;
 use ramus_kernels::{Dim, VelocitySet};
 
 use crate::amr::RootGrid;
-use crate::backend::{Backend, Engine};
+use crate::backend::{Backend, Engine, MeshArrays};
 use crate::config::ForestConfig;
 use crate::error::Result;
 use crate::solver::{self, Fields};
@@ -32,7 +32,8 @@ pub struct Forest<D: Dim, Q: VelocitySet<Dim = D>, F: Float> {
     tau: f64,
     params: StepParams<F>,
     ids: Vec<u32>,
-    capacity: usize,
+    /// Blocks the distribution pool holds.
+    capacity_blocks: usize,
     steps: u64,
     stepping_time: Duration,
     engine: Engine<F>,
@@ -44,10 +45,11 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     pub fn new(config: ForestConfig) -> Result<Self> {
         let tau = config.validate(D::D)?;
         let root = RootGrid::<D>::new(config.cells, &config.boundaries);
-        let capacity = root.len() * D::BLOCK_CELLS;
+        let capacity_blocks = root.len();
         let ids: Vec<u32> = (0..root.len() as u32).collect();
-        let f = solver::equilibrium_pool::<Q, F>(&root, capacity, &|_| (1.0, [0.0; 3]));
-        let engine = Engine::new(config.backend, f, capacity, root.links(), &ids)?;
+        let f = solver::equilibrium_pool::<Q, F>(&root, capacity_blocks, &|_| (1.0, [0.0; 3]));
+        let mesh = MeshArrays { links: root.links(), on_boundary: root.on_boundary(), ids: &ids };
+        let engine = Engine::new(config.backend, f, &mesh)?;
         let params = solver::step_params(tau, &config.boundaries);
         Ok(Forest {
             config,
@@ -55,7 +57,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
             tau,
             params,
             ids,
-            capacity,
+            capacity_blocks,
             steps: 0,
             stepping_time: Duration::ZERO,
             engine,
@@ -66,7 +68,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// Sets every cell to the equilibrium of `state(x) = (ρ, u)`, `x` being the cell centre
     /// in root lattice units; resets the step count.
     pub fn initialize(&mut self, state: impl Fn([f64; 3]) -> (f64, [f64; 3])) -> Result<()> {
-        let f = solver::equilibrium_pool::<Q, F>(&self.root, self.capacity, &state);
+        let f = solver::equilibrium_pool::<Q, F>(&self.root, self.capacity_blocks, &state);
         self.engine.upload(&f)?;
         self.steps = 0;
         Ok(())
@@ -88,10 +90,12 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// Density and velocity of every cell (copied to the host).
     pub fn fields(&self) -> Result<Fields> {
         let mut f = self.engine.download()?;
-        Ok(solver::extract::<Q, F>(&self.root, &mut f, self.capacity, &self.params, self.steps))
+        Ok(solver::extract::<Q, F>(&self.root, &mut f, &self.params, self.steps))
     }
 
-    /// The raw distribution pool (direction-major), e.g. to compare backends.
+    /// The raw distribution pool, e.g. to compare backends: shifted populations
+    /// `h = f − w` (see [`ramus_kernels::collide`]), laid out by
+    /// [`ramus_kernels::stream::pool_index`].
     pub fn distributions(&self) -> Result<Vec<F>> {
         self.engine.download()
     }

@@ -14,6 +14,7 @@ use crate::config::Boundary;
 pub struct RootGrid<D: Dim> {
     blocks: [usize; 3],
     links: Vec<i32>,
+    on_boundary: Vec<u32>,
     _dim: std::marker::PhantomData<D>,
 }
 
@@ -52,7 +53,8 @@ impl<D: Dim> RootGrid<D> {
             }
             debug_assert_eq!(links[b * D::NEIGHBORS + link_index([0; 3], D::D)], b as i32);
         }
-        RootGrid { blocks, links, _dim: std::marker::PhantomData }
+        let on_boundary = links.chunks(D::NEIGHBORS).map(|l| l.iter().any(|&v| v < 0) as u32).collect();
+        RootGrid { blocks, links, on_boundary, _dim: std::marker::PhantomData }
     }
 
     fn position_of(blocks: [usize; 3], b: usize) -> [usize; 3] {
@@ -86,6 +88,12 @@ impl<D: Dim> RootGrid<D> {
     /// Block at a root-grid position.
     pub fn block_at(&self, p: [usize; 3]) -> usize {
         Self::index_of(self.blocks, p)
+    }
+
+    /// Per block: 1 if any of its links is a boundary sentinel (the paper's
+    /// `cblock_ID_onb`), else 0.
+    pub fn on_boundary(&self) -> &[u32] {
+        &self.on_boundary
     }
 
     /// Neighbour links, `3^D` per block (see [`ramus_kernels::block`]).

@@ -5,13 +5,14 @@ use rayon::prelude::*;
 use ramus_kernels::stream::{stream_collide, Field, StepParams};
 use ramus_kernels::{Dim, VelocitySet};
 
+use super::MeshArrays;
 use crate::Float;
 
 /// Pools in host memory.
 pub(crate) struct CpuEngine<F> {
     f: Vec<F>,
-    capacity: usize,
     links: Vec<i32>,
+    on_boundary: Vec<u32>,
     ids: Vec<u32>,
 }
 
@@ -26,12 +27,21 @@ unsafe impl<F> Send for SharedField<F> {}
 unsafe impl<F> Sync for SharedField<F> {}
 
 impl<F: Float> CpuEngine<F> {
-    pub fn new(f: Vec<F>, capacity: usize, links: &[i32], ids: &[u32]) -> Self {
-        CpuEngine { f, capacity, links: links.to_vec(), ids: ids.to_vec() }
+    pub fn new(f: Vec<F>, mesh: &MeshArrays<'_>) -> Self {
+        CpuEngine {
+            f,
+            links: mesh.links.to_vec(),
+            on_boundary: mesh.on_boundary.to_vec(),
+            ids: mesh.ids.to_vec(),
+        }
     }
 
     pub fn stream_collide<Q: VelocitySet>(&mut self, odd: bool, params: &StepParams<F>, n_ids: usize) {
-        let field = SharedField(Field { f: self.f.as_mut_ptr(), nbr: self.links.as_ptr(), capacity: self.capacity });
+        let field = SharedField(Field {
+            f: self.f.as_mut_ptr(),
+            nbr: self.links.as_ptr(),
+            onb: self.on_boundary.as_ptr(),
+        });
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let ids = &self.ids[..n_ids];
         // Enough blocks per task to amortise scheduling, few enough to balance two cores.

@@ -48,6 +48,16 @@ impl fmt::Display for Backend {
     }
 }
 
+/// Mesh arrays the solver kernels read.
+pub(crate) struct MeshArrays<'a> {
+    /// Neighbour links, `3^D` per block.
+    pub links: &'a [i32],
+    /// Per block: nonzero if any link is negative.
+    pub on_boundary: &'a [u32],
+    /// Active block IDs.
+    pub ids: &'a [u32],
+}
+
 /// Device data of a forest (distributions, links, ID set) on the chosen backend.
 pub(crate) enum Engine<F: Float> {
     Cpu(cpu::CpuEngine<F>),
@@ -56,15 +66,15 @@ pub(crate) enum Engine<F: Float> {
 
 impl<F: Float> Engine<F> {
     /// Allocates the pools on `backend` and uploads the initial state.
-    pub fn new(backend: Backend, f: Vec<F>, capacity: usize, links: &[i32], ids: &[u32]) -> Result<Self> {
+    pub fn new(backend: Backend, f: Vec<F>, mesh: &MeshArrays<'_>) -> Result<Self> {
         match backend {
-            Backend::Cpu => Ok(Engine::Cpu(cpu::CpuEngine::new(f, capacity, links, ids))),
-            Backend::Cuda => Ok(Engine::Cuda(cuda::CudaEngine::new(&f, capacity, links, ids)?)),
-            Backend::Auto => match cuda::CudaEngine::new(&f, capacity, links, ids) {
+            Backend::Cpu => Ok(Engine::Cpu(cpu::CpuEngine::new(f, mesh))),
+            Backend::Cuda => Ok(Engine::Cuda(cuda::CudaEngine::new(&f, mesh)?)),
+            Backend::Auto => match cuda::CudaEngine::new(&f, mesh) {
                 Ok(e) => Ok(Engine::Cuda(e)),
                 Err(Error::CudaUnavailable(why)) => {
                     tracing::info!("CUDA unavailable ({why}); using the CPU backend");
-                    Ok(Engine::Cpu(cpu::CpuEngine::new(f, capacity, links, ids)))
+                    Ok(Engine::Cpu(cpu::CpuEngine::new(f, mesh)))
                 }
                 Err(e) => Err(e),
             },

@@ -2,7 +2,7 @@
 
 use ramus_kernels::block::{cell_coords, EDGE};
 use ramus_kernels::collide::moments;
-use ramus_kernels::stream::{load, Field, StepParams};
+use ramus_kernels::stream::{load_cell, Field, StepParams};
 use ramus_kernels::{Dim, Real, VelocitySet};
 
 use crate::amr::RootGrid;
@@ -45,7 +45,6 @@ impl Fields {
 pub(crate) fn extract<Q: VelocitySet, F: Real>(
     root: &RootGrid<Q::Dim>,
     f: &mut [F],
-    capacity: usize,
     params: &StepParams<F>,
     steps: u64,
 ) -> Fields {
@@ -58,16 +57,16 @@ pub(crate) fn extract<Q: VelocitySet, F: Real>(
     }
     let n = dims.iter().product();
     let mut fields = Fields { dims, rho: vec![0.0; n], u: vec![[0.0; 3]; n] };
-    let fld = Field { f: f.as_mut_ptr(), nbr: root.links().as_ptr(), capacity };
+    let fld = Field { f: f.as_mut_ptr(), nbr: root.links().as_ptr(), onb: root.on_boundary().as_ptr() };
     for b in 0..root.len() {
         let p = root.position(b);
         for t in 0..m {
             // SAFETY: `f` holds the whole pool and the links point into it.
             let pop = unsafe {
                 if steps % 2 == 1 {
-                    load::<Q, F, true>(&fld, params, b, t)
+                    load_cell::<Q, F, true>(&fld, params, b, t)
                 } else {
-                    load::<Q, F, false>(&fld, params, b, t)
+                    load_cell::<Q, F, false>(&fld, params, b, t)
                 }
             };
             let (rho, u) = moments::<Q, F>(&pop);

@@ -2,11 +2,12 @@
 
 use ramus_kernels::block::{cell_coords, EDGE};
 use ramus_kernels::collide::equilibrium;
+use ramus_kernels::stream::pool_index;
 use ramus_kernels::{Dim, Real, VelocitySet};
 
 use crate::amr::RootGrid;
 
-/// A distribution pool of `capacity` cells holding `f^eq(ρ, u)` of `state(x)` in every
+/// A distribution pool of `capacity` blocks holding `h^eq(ρ, u)` of `state(x)` in every
 /// cell of the root grid, `x` being the cell centre in root lattice units.
 pub(crate) fn equilibrium_pool<Q: VelocitySet, F: Real>(
     root: &RootGrid<Q::Dim>,
@@ -14,7 +15,7 @@ pub(crate) fn equilibrium_pool<Q: VelocitySet, F: Real>(
     state: &dyn Fn([f64; 3]) -> (f64, [f64; 3]),
 ) -> Vec<F> {
     let m = <Q::Dim as Dim>::BLOCK_CELLS;
-    let mut f = vec![F::ZERO; Q::Q * capacity];
+    let mut f = vec![F::ZERO; capacity * Q::Q * m];
     for b in 0..root.len() {
         let p = root.position(b);
         for t in 0..m {
@@ -26,7 +27,7 @@ pub(crate) fn equilibrium_pool<Q: VelocitySet, F: Real>(
             let (rho, u) = state(pos);
             let feq = equilibrium::<Q, F>(F::from_f64(rho), u.map(F::from_f64));
             for i in 0..Q::Q {
-                f[i * capacity + b * m + t] = feq[i];
+                f[pool_index::<Q>(b, i, t)] = feq[i];
             }
         }
     }

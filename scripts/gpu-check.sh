@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# GPU checks of ramus, built here and run on a CUDA machine that has no Rust toolchain.
+#
+#   scripts/gpu-check.sh bundle   # here: build the GPU test binary and the examples into .gpu/
+#   scripts/gpu-check.sh run      # on the device, from the repo root with .gpu/ present:
+#                                 # CPU-vs-CUDA tests, benchmark, cavity run; logs in $OUT
+#                                 # (default ./gpu-out)
+#
+# `run` executes every step even when an earlier one fails and exits non-zero if any
+# step failed. Each step has a time limit (seconds; override through the environment):
+# GPU_CHECK_TESTS_TIMEOUT (300), GPU_CHECK_BENCH_TIMEOUT (180), GPU_CHECK_CAVITY_TIMEOUT (60).
+set -euo pipefail
+
+usage() {
+    echo "usage: $0 bundle|run" >&2
+    exit 2
+}
+
+[[ $# -eq 1 ]] || usage
+mode=$1
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+bundle_dir=.gpu
+
+# Prints the executable of the artifact of kind $1 named $2 from cargo's JSON messages
+# on stdin.
+artifact() {
+    python3 -c '
+import json, sys
+kind, name = sys.argv[1], sys.argv[2]
+exe = None
+for line in sys.stdin:
+    line = line.strip()
+    if not line.startswith("{"):
+        continue
+    msg = json.loads(line)
+    if msg.get("reason") != "compiler-artifact":
+        continue
+    target = msg.get("target", {})
+    if target.get("name") == name and kind in target.get("kind", []) and msg.get("executable"):
+        exe = msg["executable"]
+if exe is None:
+    sys.exit("no executable for %s %s in cargo output" % (kind, name))
+print(exe)
+' "$1" "$2"
+}
+
+bundle() {
+    command -v cargo >/dev/null || { echo "error: cargo not found (bundle runs on the build machine)" >&2; exit 2; }
+    command -v python3 >/dev/null || { echo "error: python3 not found (needed to read cargo's JSON)" >&2; exit 2; }
+    mkdir -p "$bundle_dir"
+
+    echo "== building tests/gpu.rs (release)"
+    local json exe
+    json=$(cargo test --release --test gpu --no-run --message-format=json)
+    exe=$(artifact test gpu <<<"$json")
+    install -m 755 "$exe" "$bundle_dir/gpu-tests"
+
+    echo "== building examples/bench.rs (release)"
+    json=$(cargo build --release --example bench --message-format=json)
+    exe=$(artifact example bench <<<"$json")
+    install -m 755 "$exe" "$bundle_dir/bench"
+
+    echo "== building examples/cavity.rs (release)"
+    if json=$(cargo build --release --example cavity --message-format=json) \
+        && exe=$(artifact example cavity <<<"$json"); then
+        install -m 755 "$exe" "$bundle_dir/cavity"
+    else
+        echo "warning: the cavity example did not build; bundling without it" >&2
+        rm -f "$bundle_dir/cavity"
+    fi
+
+    echo "== bundle in $bundle_dir/"
+    ls -l "$bundle_dir"
+    du -sh "$bundle_dir"
+    echo
+    echo "Run on the device from the repo root, carrying $bundle_dir:  scripts/gpu-check.sh run"
+}
+
+# Runs "$@" under a time limit, output to the terminal and to the log $2; records the
+# outcome of step $1 in the summary. Never fails itself.
+summary=()
+failed=0
+step() {
+    local name=$1 log=$2 limit=$3
+    shift 3
+    echo
+    echo "==================== $name ($(date -u +%H:%M:%S) UTC, limit ${limit}s)"
+    echo "\$ $*"
+    local start=$SECONDS status
+    set +e
+    if command -v timeout >/dev/null; then
+        timeout -k 10 "$limit" "$@" 2>&1 | tee "$log"
+        status=${PIPESTATUS[0]}
+    else
+        "$@" 2>&1 | tee "$log"
+        status=${PIPESTATUS[0]}
+    fi
+    set -e
+    local took=$((SECONDS - start)) outcome
+    if [[ $status -eq 0 ]]; then
+        outcome="PASS"
+    elif [[ $status -eq 124 || $status -eq 137 ]]; then
+        outcome="FAIL (timed out after ${limit}s, status $status)"
+        failed=1
+    else
+        outcome="FAIL (exit status $status)"
+        failed=1
+    fi
+    summary+=("$(printf '%-10s %-45s %4ds  log: %s' "$name" "$outcome" "$took" "$log")")
+}
+
+run() {
+    local out=${OUT:-./gpu-out}
+    mkdir -p "$out"
+    local missing=0 f
+    for f in gpu-tests bench; do
+        if [[ ! -f $bundle_dir/$f ]]; then
+            echo "error: $bundle_dir/$f missing: run 'scripts/gpu-check.sh bundle' on the build machine first" >&2
+            missing=1
+        fi
+    done
+    [[ $missing -eq 0 ]] || exit 2
+    chmod +x "$bundle_dir"/* 2>/dev/null || true
+    export RUST_BACKTRACE=1
+
+    echo "==================== device"
+    if command -v nvidia-smi >/dev/null; then
+        nvidia-smi --query-gpu=index,name,driver_version,memory.total,memory.used,clocks.max.sm,clocks.max.mem,power.limit \
+            --format=csv 2>&1 | tee "$out/nvidia-smi.txt" || true
+        nvidia-smi 2>&1 | tee -a "$out/nvidia-smi.txt" || true
+    else
+        echo "warning: nvidia-smi not found"
+    fi
+
+    # Registers, spills and stack of every kernel, as the driver's JIT will see them.
+    if command -v ptxas >/dev/null || [[ -x /usr/local/cuda/bin/ptxas ]]; then
+        local ptxas
+        ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
+        echo "==================== ptxas resource usage (sm_90)"
+        "$ptxas" -arch=sm_90 -v crates/ramus/ptx/ramus_kernels.ptx -o /dev/null 2>&1 \
+            | awk '/Compiling entry function/ { name = $7 } /Used/ { sub(/.*Used/, "Used"); print name ": " $0 }' \
+            | tee "$out/ptxas.txt" || true
+    fi
+
+    step "tests" "$out/gpu-tests.log" "${GPU_CHECK_TESTS_TIMEOUT:-300}" \
+        "$bundle_dir/gpu-tests" --ignored --nocapture --test-threads=1
+    step "bench" "$out/bench.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" \
+        "$bundle_dir/bench" --out "$out/bench.md"
+    if [[ -f $bundle_dir/cavity ]]; then
+        step "cavity" "$out/cavity.log" "${GPU_CHECK_CAVITY_TIMEOUT:-60}" \
+            "$bundle_dir/cavity" --n 128 --passes 2 --backend cuda --out "$out/cavity"
+    else
+        summary+=("$(printf '%-10s %-45s' cavity "SKIPPED (no $bundle_dir/cavity)")")
+    fi
+
+    {
+        echo
+        echo "==================== summary"
+        grep -h '^test result:' "$out/gpu-tests.log" 2>/dev/null | sed 's/^/tests: /' || true
+        # libtest lists the failed tests, indented, after the last "failures:" line.
+        awk '/^failures:$/ { names = ""; on = 1; next }
+             on && /^    [A-Za-z0-9_:]+$/ { names = names " " $1 }
+             /^test result:/ { on = 0 }
+             END { if (names != "") print "failed tests:" names }' "$out/gpu-tests.log" 2>/dev/null || true
+        printf '%s\n' "${summary[@]}"
+        if [[ $failed -eq 0 ]]; then echo "ALL PASSED"; else echo "SOME STEPS FAILED"; fi
+    } | tee "$out/summary.txt"
+    exit "$failed"
+}
+
+case $mode in
+    bundle) bundle ;;
+    run) run ;;
+    *) usage ;;
+esac

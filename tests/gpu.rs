@@ -1,0 +1,249 @@
+//! CPU-versus-CUDA agreement of the fused stream-collide step, on a GPU machine.
+//!
+//! Every test here needs a CUDA device and is `#[ignore]`d; `scripts/gpu-check.sh run`
+//! runs them on the device machine with
+//! `gpu-tests --ignored --nocapture --test-threads=1`, printing the figures.
+//!
+//! The same kernel source runs on both backends and neither side contracts `a*b + c`
+//! into an FMA (see `shared/reference/toolchain-notes.md`), so the two are expected to
+//! agree bitwise; the acceptance criterion is the looser max |Δf| ≤ 1e-12 (f64),
+//! ≤ 1e-5 (f32).
+
+use ramus::cases::cavity::Cavity;
+use ramus::{Backend, Boundary, Dim, Face, Fluid, Forest, ForestConfig, Real, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
+
+/// Acceptance tolerance on max |f_cpu − f_cuda|.
+fn tolerance<F: Real>() -> f64 {
+    if F::NAME == "f64" {
+        1e-12
+    } else {
+        1e-5
+    }
+}
+
+/// A smooth, non-trivial initial state: density and all velocity components vary in
+/// space (so every direction carries a different population), |u| ≤ 0.03.
+fn initial_state(dim: usize) -> impl Fn([f64; 3]) -> (f64, [f64; 3]) {
+    move |x: [f64; 3]| {
+        let (a, b, c) = (0.21 * x[0], 0.17 * x[1], 0.13 * x[2]);
+        let rho = 1.0 + 0.01 * (a + 2.0 * b).sin() + 0.005 * (c - a).cos();
+        let mut u = [0.02 * (b + c).sin(), 0.015 * (a - c).cos(), 0.0];
+        if dim == 3 {
+            u[2] = 0.01 * (a + b + c).sin();
+        }
+        (rho, u)
+    }
+}
+
+/// Outcome of one CPU-versus-CUDA comparison.
+struct Comparison {
+    values: usize,
+    max_abs: f64,
+    bitwise_different: usize,
+    non_finite: usize,
+    /// max |f_after − f_before| on the CPU: shows the run did something.
+    max_change: f64,
+    max_drho: f64,
+    max_du: f64,
+}
+
+/// Runs `steps` steps of `config` from [`initial_state`] on the CPU and on CUDA and
+/// compares the raw distribution pools and the macroscopic fields.
+fn compare<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>(config: &ForestConfig, steps: u64) -> Comparison {
+    let run = |backend: Backend| {
+        let mut forest = Forest::<D, Q, F>::new(config.clone().backend(backend)).expect("building the forest");
+        assert_eq!(forest.backend(), backend, "forest built on the wrong backend");
+        forest.initialize(initial_state(D::D)).expect("initialising");
+        let before = forest.distributions().expect("downloading the initial state");
+        forest.advance(steps).expect("advancing");
+        assert_eq!(forest.steps(), steps);
+        let after = forest.distributions().expect("downloading distributions");
+        let fields = forest.fields().expect("computing fields");
+        (before, after, fields)
+    };
+    // CUDA first: without a device the test fails at once.
+    let (gpu_before, gpu, gpu_fields) = run(Backend::Cuda);
+    let (before, cpu, cpu_fields) = run(Backend::Cpu);
+    assert_eq!(cpu.len(), gpu.len(), "pool sizes differ");
+    assert_eq!(before.len(), gpu_before.len());
+    // The initial pools are computed on the host: identical by construction.
+    assert!(
+        before.iter().zip(&gpu_before).all(|(a, b)| a.to_f64().to_bits() == b.to_f64().to_bits()),
+        "initial pools differ after upload/download"
+    );
+
+    let mut c = Comparison {
+        values: cpu.len(),
+        max_abs: 0.0,
+        bitwise_different: 0,
+        non_finite: 0,
+        max_change: 0.0,
+        max_drho: 0.0,
+        max_du: 0.0,
+    };
+    for ((a, b), f0) in cpu.iter().zip(&gpu).zip(&before) {
+        // f32 → f64 is exact, so comparing the f64 bits compares the f32 bits.
+        let (a, b, f0) = (a.to_f64(), b.to_f64(), f0.to_f64());
+        if !(a.is_finite() && b.is_finite()) {
+            c.non_finite += 1;
+            continue;
+        }
+        if a.to_bits() != b.to_bits() {
+            c.bitwise_different += 1;
+        }
+        c.max_abs = c.max_abs.max((a - b).abs());
+        c.max_change = c.max_change.max((a - f0).abs());
+    }
+    for (k, (r0, r1)) in cpu_fields.rho.iter().zip(&gpu_fields.rho).enumerate() {
+        c.max_drho = c.max_drho.max((r0 - r1).abs());
+        for a in 0..3 {
+            c.max_du = c.max_du.max((cpu_fields.u[k][a] - gpu_fields.u[k][a]).abs());
+        }
+    }
+    c
+}
+
+/// One scenario of a lattice × precision test.
+struct Scenario {
+    name: &'static str,
+    config: ForestConfig,
+    steps: u64,
+}
+
+/// Cavity (all walls, moving lid) after an even and an odd number of steps; the cavity
+/// with periodic x faces (wrapping links next to walls); a fully periodic box with
+/// unequal sides (wrapping on every axis, no walls).
+fn scenarios(dim: u32) -> Vec<Scenario> {
+    let n = if dim == 2 { 64 } else { 32 };
+    let cavity = Cavity { dim, n, re: 100.0, lid: 0.05 }.forest_config(Backend::Cpu).expect("cavity configuration");
+    let x_periodic = cavity.clone().boundary(Face::XMin, Boundary::Periodic).boundary(Face::XMax, Boundary::Periodic);
+    let box_cells = if dim == 2 { [64, 48, 0] } else { [32, 24, 16] };
+    let mut periodic = ForestConfig::new(box_cells).fluid(Fluid::Viscosity { nu: 0.02 });
+    for face in Face::ALL {
+        periodic = periodic.boundary(face, Boundary::Periodic);
+    }
+    vec![
+        Scenario { name: "cavity", config: cavity.clone(), steps: 100 },
+        Scenario { name: "cavity", config: cavity, steps: 101 },
+        Scenario { name: "cavity, periodic x", config: x_periodic, steps: 101 },
+        Scenario { name: "periodic box", config: periodic.clone(), steps: 100 },
+        Scenario { name: "periodic box", config: periodic, steps: 1 },
+    ]
+}
+
+/// Runs every scenario, prints a line each, and fails (after printing all of them) if any
+/// exceeds the tolerance or produced non-finite values.
+fn check_lattice<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>() {
+    let dim = D::D as u32;
+    let tol = tolerance::<F>();
+    let mut failures = Vec::new();
+    for s in scenarios(dim) {
+        let cells = s.config.cells;
+        let grid = if dim == 2 {
+            format!("{}x{}", cells[0], cells[1])
+        } else {
+            format!("{}x{}x{}", cells[0], cells[1], cells[2])
+        };
+        let c = compare::<D, Q, F>(&s.config, s.steps);
+        let ok = c.non_finite == 0 && c.max_abs <= tol && c.max_change > 0.0;
+        println!(
+            "{} {} {:<20} {:>9} {:>4} steps: max|df| = {:.3e} (tol {:.0e}), bitwise different {}/{}, \
+             non-finite {}, max|drho| = {:.3e}, max|du| = {:.3e}, max change = {:.3e}  {}",
+            Q::NAME,
+            F::NAME,
+            s.name,
+            grid,
+            s.steps,
+            c.max_abs,
+            tol,
+            c.bitwise_different,
+            c.values,
+            c.non_finite,
+            c.max_drho,
+            c.max_du,
+            c.max_change,
+            if ok { "ok" } else { "FAIL" }
+        );
+        if !ok {
+            failures.push(format!(
+                "{} {} {} {} steps: max|df| = {:e}, non-finite {}, max change {:e}",
+                Q::NAME,
+                F::NAME,
+                s.name,
+                s.steps,
+                c.max_abs,
+                c.non_finite,
+                c.max_change
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "CPU and CUDA disagree:\n{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn cpu_cuda_agree_d2q9_f32() {
+    check_lattice::<D2, D2Q9, f32>();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn cpu_cuda_agree_d2q9_f64() {
+    check_lattice::<D2, D2Q9, f64>();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn cpu_cuda_agree_d3q19_f32() {
+    check_lattice::<D3, D3Q19, f32>();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn cpu_cuda_agree_d3q19_f64() {
+    check_lattice::<D3, D3Q19, f64>();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn cpu_cuda_agree_d3q27_f32() {
+    check_lattice::<D3, D3Q27, f32>();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn cpu_cuda_agree_d3q27_f64() {
+    check_lattice::<D3, D3Q27, f64>();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn cuda_reports_device_and_auto_picks_it() {
+    assert!(ramus::cuda_available(), "no usable CUDA device");
+    let config = ForestConfig::new([16, 16, 0]);
+    let cuda = Forest::<D2, D2Q9, f32>::new(config.clone().backend(Backend::Cuda)).expect("CUDA forest");
+    let name = cuda.device_name();
+    println!("CUDA device: {name}");
+    assert_eq!(cuda.backend(), Backend::Cuda);
+    assert!(!name.trim().is_empty(), "empty device name");
+    assert!(!name.starts_with("CPU"), "CUDA forest reports a CPU device: {name}");
+    let auto = Forest::<D2, D2Q9, f32>::new(config.backend(Backend::Auto)).expect("Auto forest");
+    assert_eq!(auto.backend(), Backend::Cuda, "Backend::Auto did not pick CUDA on a GPU machine");
+    assert_eq!(auto.device_name(), name);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn copy_bandwidth_is_plausible_and_oversize_is_out_of_memory() {
+    let bw = ramus::backend::cuda::measure_copy_bandwidth(256 << 20).expect("measuring copy bandwidth");
+    println!("device copy bandwidth (256 MiB buffers): {:.1} GB/s", bw / 1e9);
+    // Any GPU of the last decade: 50 GB/s .. 20 TB/s.
+    assert!((5e10..2e13).contains(&bw), "implausible copy bandwidth {bw:e} B/s");
+    match ramus::backend::cuda::measure_copy_bandwidth(usize::MAX / 4) {
+        Err(ramus::Error::OutOfMemory { needed, available, .. }) => {
+            println!("oversize request: needs {needed} B, {available} B free -> OutOfMemory (ok)");
+        }
+        Err(e) => panic!("oversize request: expected OutOfMemory, got {e}"),
+        Ok(bw) => panic!("oversize request succeeded ({bw:e} B/s)"),
+    }
+}
