@@ -12,6 +12,10 @@
 pub trait Dim: Copy + Send + Sync + Default + core::fmt::Debug + 'static {
     /// Number of spatial dimensions.
     const D: usize;
+    /// Lower-case name, `"d2"` or `"d3"` (used in kernel names).
+    const NAME: &'static str;
+    /// Children of a block: `2^D` (the paper's `N_c`).
+    const CHILDREN: usize;
     /// Cells in a cell-block: `4^D` (paper: `M_b` with `N_{b,x} = 4`).
     const BLOCK_CELLS: usize;
     /// Neighbour links per block: `3^D` (a full surrounding halo, self included).
@@ -27,11 +31,15 @@ pub struct D3;
 
 impl Dim for D2 {
     const D: usize = 2;
+    const NAME: &'static str = "d2";
+    const CHILDREN: usize = 4;
     const BLOCK_CELLS: usize = 16;
     const NEIGHBORS: usize = 9;
 }
 impl Dim for D3 {
     const D: usize = 3;
+    const NAME: &'static str = "d3";
+    const CHILDREN: usize = 8;
     const BLOCK_CELLS: usize = 64;
     const NEIGHBORS: usize = 27;
 }

@@ -7,6 +7,8 @@
 //! operation order, so their results agree bit for bit.
 //!
 //! Module map (paper: `gpu-native-amr-lbm-paper.tex`):
+//! - [`amr`]: forest metadata layout, status codes, and the kernels of the adapt routine.
+//! - [`launch`]: the [`launch::Kernel`] trait: one data-parallel source for both backends.
 //! - [`real`]: the floating-point precisions (`f32`, `f64`).
 //! - [`lattice`]: velocity sets D2Q9, D3Q19, D3Q27 (section "Lattice Boltzmann Method").
 //! - [`block`]: cell-block geometry, neighbour-link indexing and sentinels (section "Data Structures").
@@ -18,9 +20,11 @@
     feature(abi_ptx, stdarch_nvptx)
 )]
 
+pub mod amr;
 pub mod block;
 pub mod collide;
 pub mod lattice;
+pub mod launch;
 pub mod real;
 pub mod stream;
 

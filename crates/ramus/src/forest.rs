@@ -16,7 +16,12 @@ use crate::Float;
 /// A forest of quadtrees (2D) or octrees (3D) of `4^D`-cell blocks carrying a lattice
 /// Boltzmann solution, generic over dimension `D`, velocity set `Q` and precision `F`.
 ///
-/// `Q` must live in `D`: `Forest<D2, D3Q19, f32>` does not compile.
+/// `Q` must live in `D`: a velocity set of the other dimension does not compile.
+///
+/// ```compile_fail
+/// use ramus::{Forest, D2, D3Q19};
+/// let _ = Forest::<D2, D3Q19, f32>::new(ramus::ForestConfig::new([16, 16, 0]));
+/// ```
 ///
 /// ```
 /// use ramus::{Backend, Forest, ForestConfig, D2, D2Q9};

@@ -4,6 +4,12 @@
 //! So far this holds the root grid (level 0): a structured grid of blocks with explicit
 //! neighbour links, the base from which refinement grows the trees.
 
+mod check;
+mod mesh;
 mod root;
+mod snapshot;
 
+pub use check::{check, Violation};
+pub use mesh::{metadata_bytes_per_block, Capacity, Mesh, MeshSpec};
 pub use root::RootGrid;
+pub use snapshot::MeshSnapshot;

@@ -24,7 +24,7 @@ pub const KERNELS_PTX: &str = include_str!("../../ptx/ramus_kernels.ptx");
 /// toolchain). Unset in normal use.
 pub const PTX_OVERRIDE_ENV: &str = "RAMUS_PTX_FILE";
 
-fn kernels_ptx() -> Result<String> {
+pub(crate) fn kernels_ptx() -> Result<String> {
     match std::env::var_os(PTX_OVERRIDE_ENV) {
         None => Ok(KERNELS_PTX.to_string()),
         Some(path) => std::fs::read_to_string(&path).map_err(|e| {

@@ -3,6 +3,10 @@
 
 pub mod cpu;
 pub mod cuda;
+pub mod device;
+pub mod primitives;
+
+pub use device::{Buffer, Device, Elem};
 
 use std::fmt;
 use std::str::FromStr;
@@ -33,7 +37,7 @@ impl FromStr for Backend {
             "auto" => Ok(Backend::Auto),
             "cpu" => Ok(Backend::Cpu),
             "cuda" | "gpu" => Ok(Backend::Cuda),
-            _ => Err(Error::UnknownOption { field: "backend", value: s.into(), allowed: "auto, cpu, cuda" }),
+            _ => Err(Error::UnknownOption { field: "backend", value: s.into(), allowed: "auto, cpu, cuda (or gpu)" }),
         }
     }
 }

@@ -71,3 +71,22 @@ lbm_kernels!(
     (stream_collide_even_d3q27_f32, stream_collide_odd_d3q27_f32, D3Q27, f32),
     (stream_collide_even_d3q27_f64, stream_collide_odd_d3q27_f64, D3Q27, f64),
 );
+
+/// Entry points of data-parallel [`crate::launch::Kernel`]s: thread `i` runs item `i < n`.
+/// The entry name must be `<Kernel::NAME>_<Kernel::SUFFIX>` (or `NAME` if the suffix is
+/// empty); the host looks kernels up by that name.
+macro_rules! kernel_entries {
+    ($($entry:ident => $k:ty),* $(,)?) => {$(
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $entry(n: u64, args: <$k as $crate::launch::Kernel>::Args) {
+            let i = thread_index();
+            if i < n as usize {
+                <$k as $crate::launch::Kernel>::run(i, &args)
+            }
+        }
+    )*};
+}
+
+// Entry points of the AMR routine and the parallel primitives, one file each.
+mod amr;
+mod primitives;

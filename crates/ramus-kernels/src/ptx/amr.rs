@@ -1,0 +1,1 @@
+//! PTX entry points of the AMR routine's kernels (see `crate::amr`).

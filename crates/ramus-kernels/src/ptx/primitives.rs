@@ -1,0 +1,1 @@
+//! PTX entry points of the parallel primitives (see `crate::primitives`).

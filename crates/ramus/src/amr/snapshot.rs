@@ -1,0 +1,85 @@
+//! A host copy of the whole mesh, for checking, output and tests (never used by `adapt`).
+
+use ramus_kernels::Dim;
+
+use super::Mesh;
+use crate::config::Boundary;
+use crate::error::Result;
+
+/// Every array of a [`Mesh`], copied to the host. Layouts as in [`ramus_kernels::amr`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeshSnapshot {
+    /// Spatial dimension (2 or 3).
+    pub dim: usize,
+    /// Pool size in blocks.
+    pub capacity: usize,
+    /// Grid levels allowed.
+    pub max_levels: usize,
+    /// Root blocks per axis (1 on unused axes).
+    pub root_blocks: [usize; 3],
+    /// Face boundaries (periodic faces wrap links).
+    pub boundaries: [Boundary; 6],
+    pub level: Vec<i32>,
+    pub origin: Vec<i32>,
+    pub status: Vec<i32>,
+    pub parent: Vec<i32>,
+    pub child: Vec<i32>,
+    pub nbr: Vec<i32>,
+    pub nbr_child: Vec<i32>,
+    pub onb: Vec<u32>,
+    pub block_mask: Vec<u32>,
+    pub cell_mask: Vec<u8>,
+    /// Active IDs of each level, in ID-set order.
+    pub id_sets: Vec<Vec<u32>>,
+    /// Free IDs in gap-set order (the next ones handed out are at the end).
+    pub gaps: Vec<u32>,
+}
+
+impl MeshSnapshot {
+    /// Neighbour links per block (`3^D`).
+    pub fn neighbors(&self) -> usize {
+        if self.dim == 3 { 27 } else { 9 }
+    }
+
+    /// Cells per block (`4^D`).
+    pub fn block_cells(&self) -> usize {
+        if self.dim == 3 { 64 } else { 16 }
+    }
+
+    /// IDs of the leaves (active blocks without children), ascending.
+    pub fn leaves(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.id_sets.iter().flatten().copied().filter(|&b| self.child[b as usize] < 0).collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+impl<D: Dim> Mesh<D> {
+    /// Copies the whole mesh to the host.
+    pub fn snapshot(&self) -> Result<MeshSnapshot> {
+        let dev = &self.device;
+        let mut id_sets = Vec::with_capacity(self.id_sets.len());
+        for (ids, &n) in self.id_sets.iter().zip(&self.id_counts) {
+            id_sets.push(dev.read(ids, 0..n)?);
+        }
+        Ok(MeshSnapshot {
+            dim: D::D,
+            capacity: self.capacity,
+            max_levels: self.spec.max_levels,
+            root_blocks: self.root_blocks,
+            boundaries: self.spec.boundaries,
+            level: dev.download(&self.level)?,
+            origin: dev.download(&self.origin)?,
+            status: dev.download(&self.status)?,
+            parent: dev.download(&self.parent)?,
+            child: dev.download(&self.child)?,
+            nbr: dev.download(&self.nbr)?,
+            nbr_child: dev.download(&self.nbr_child)?,
+            onb: dev.download(&self.onb)?,
+            block_mask: dev.download(&self.block_mask)?,
+            cell_mask: dev.download(&self.cell_mask)?,
+            id_sets,
+            gaps: dev.read(&self.gaps, 0..self.gap_count)?,
+        })
+    }
+}

@@ -1,0 +1,365 @@
+//! Device memory and kernel launch on either backend.
+//!
+//! [`Device`] runs any [`Kernel`] of the device crate: through rayon on the CPU, or by
+//! launching its PTX entry point on the GPU. [`Buffer`] is the matching storage: a `Vec`
+//! on the CPU, device memory on the GPU. The AMR routine and the primitives are written
+//! once against this interface.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
+    ValidAsZeroBits,
+};
+use cudarc::nvrtc::Ptx;
+use rayon::prelude::*;
+
+use ramus_kernels::launch::Kernel;
+
+use super::cuda::{driver_error, kernels_ptx, open_context};
+use super::Backend;
+use crate::error::{Error, Result};
+
+/// An element type buffers can hold.
+pub trait Elem: bytemuck::Pod + DeviceRepr + ValidAsZeroBits + Send + Sync + Default {}
+impl Elem for u8 {}
+impl Elem for u32 {}
+impl Elem for i32 {}
+impl Elem for u64 {}
+impl Elem for f32 {}
+impl Elem for f64 {}
+
+/// Threads per CTA for data-parallel kernels.
+const CTA: u32 = 256;
+
+/// Kernel arguments passed by value.
+#[repr(transparent)]
+#[derive(Clone, Copy)]
+struct ByValue<A>(A);
+// SAFETY: kernel argument structs are `#[repr(C)]` plain data (see `kernel_args!`).
+unsafe impl<A: Copy> DeviceRepr for ByValue<A> {}
+
+/// The CUDA side of a [`Device`].
+pub struct CudaDevice {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    functions: Mutex<HashMap<String, CudaFunction>>,
+    name: String,
+}
+
+/// Where kernels run and buffers live.
+#[derive(Clone)]
+pub enum Device {
+    /// Host memory, rayon.
+    Cpu,
+    /// An NVIDIA GPU.
+    Cuda(Arc<CudaDevice>),
+}
+
+/// Memory on a [`Device`].
+pub enum Buffer<T> {
+    Host(Vec<T>),
+    /// Device memory; `len` may be 0 while the allocation holds one element (the driver
+    /// does not allocate zero bytes).
+    Cuda { slice: CudaSlice<T>, len: usize },
+}
+
+impl<T> Buffer<T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            Buffer::Host(v) => v.len(),
+            Buffer::Cuda { len, .. } => *len,
+        }
+    }
+
+    /// Whether the buffer holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Device {
+    /// The device for `backend` (`Auto`: CUDA if usable, else the CPU).
+    pub fn new(backend: Backend) -> Result<Self> {
+        match backend {
+            Backend::Cpu => Ok(Device::Cpu),
+            Backend::Cuda => Ok(Device::Cuda(Arc::new(CudaDevice::open()?))),
+            Backend::Auto => match CudaDevice::open() {
+                Ok(d) => Ok(Device::Cuda(Arc::new(d))),
+                Err(Error::CudaUnavailable(why)) => {
+                    tracing::info!("CUDA unavailable ({why}); using the CPU backend");
+                    Ok(Device::Cpu)
+                }
+                Err(e) => Err(e),
+            },
+        }
+    }
+
+    /// The backend (never `Auto`).
+    pub fn backend(&self) -> Backend {
+        match self {
+            Device::Cpu => Backend::Cpu,
+            Device::Cuda(_) => Backend::Cuda,
+        }
+    }
+
+    /// Human-readable device name.
+    pub fn name(&self) -> String {
+        match self {
+            Device::Cpu => super::cpu::device_name(),
+            Device::Cuda(c) => c.name.clone(),
+        }
+    }
+
+    /// A buffer of `n` zeros.
+    pub fn zeros<T: Elem>(&self, n: usize) -> Result<Buffer<T>> {
+        match self {
+            Device::Cpu => {
+                let mut v = Vec::new();
+                v.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
+                    what: "a host buffer".into(),
+                    needed: (n * std::mem::size_of::<T>()) as u64,
+                    available: 0,
+                })?;
+                v.resize(n, T::default());
+                Ok(Buffer::Host(v))
+            }
+            Device::Cuda(c) => {
+                c.check_free(n * std::mem::size_of::<T>(), "a device buffer")?;
+                // A zero-length allocation is not allowed by the driver; keep one element.
+                let slice = c.stream.alloc_zeros::<T>(n.max(1)).map_err(|e| driver_error("allocating", e))?;
+                Ok(Buffer::Cuda { slice, len: n })
+            }
+        }
+    }
+
+    /// A buffer holding `data`.
+    pub fn upload<T: Elem>(&self, data: &[T]) -> Result<Buffer<T>> {
+        match self {
+            Device::Cpu => Ok(Buffer::Host(data.to_vec())),
+            Device::Cuda(c) => {
+                if data.is_empty() {
+                    return self.zeros(0);
+                }
+                c.check_free(std::mem::size_of_val(data), "a device buffer")?;
+                let slice = c.stream.clone_htod(data).map_err(|e| driver_error("uploading", e))?;
+                Ok(Buffer::Cuda { slice, len: data.len() })
+            }
+        }
+    }
+
+    /// Overwrites `buf[offset..offset + data.len()]`.
+    pub fn write<T: Elem>(&self, buf: &mut Buffer<T>, offset: usize, data: &[T]) -> Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        match (self, buf) {
+            (Device::Cpu, Buffer::Host(v)) => {
+                v[offset..offset + data.len()].copy_from_slice(data);
+                Ok(())
+            }
+            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
+                let mut view = slice.slice_mut(offset..offset + data.len());
+                c.stream.memcpy_htod(data, &mut view).map_err(|e| driver_error("uploading", e))
+            }
+            _ => Err(mismatch()),
+        }
+    }
+
+    /// Copies `buf[range]` to the host.
+    pub fn read<T: Elem>(&self, buf: &Buffer<T>, range: std::ops::Range<usize>) -> Result<Vec<T>> {
+        if range.is_empty() {
+            return Ok(Vec::new());
+        }
+        match (self, buf) {
+            (Device::Cpu, Buffer::Host(v)) => Ok(v[range].to_vec()),
+            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
+                c.stream.clone_dtoh(&slice.slice(range)).map_err(|e| driver_error("downloading", e))
+            }
+            _ => Err(mismatch()),
+        }
+    }
+
+    /// Copies the whole buffer to the host.
+    pub fn download<T: Elem>(&self, buf: &Buffer<T>) -> Result<Vec<T>> {
+        self.read(buf, 0..buf.len())
+    }
+
+    /// One element, copied to the host (the scalar read-backs of the AMR routine).
+    pub fn get<T: Elem>(&self, buf: &Buffer<T>, index: usize) -> Result<T> {
+        Ok(self.read(buf, index..index + 1)?[0])
+    }
+
+    /// Copies `src[..n]` into `dst[offset..offset + n]` on the device.
+    pub fn copy<T: Elem>(&self, src: &Buffer<T>, n: usize, dst: &mut Buffer<T>, offset: usize) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        match (self, src, dst) {
+            (Device::Cpu, Buffer::Host(s), Buffer::Host(d)) => {
+                d[offset..offset + n].copy_from_slice(&s[..n]);
+                Ok(())
+            }
+            (Device::Cuda(c), Buffer::Cuda { slice: s, .. }, Buffer::Cuda { slice: d, .. }) => {
+                let mut view = d.slice_mut(offset..offset + n);
+                c.stream.memcpy_dtod(&s.slice(0..n), &mut view).map_err(|e| driver_error("copying", e))
+            }
+            _ => Err(mismatch()),
+        }
+    }
+
+    /// Address of the buffer for a kernel that writes it.
+    pub fn ptr<T: Elem>(&self, buf: &mut Buffer<T>) -> *mut T {
+        match (self, buf) {
+            (_, Buffer::Host(v)) => v.as_mut_ptr(),
+            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => slice.device_ptr(&c.stream).0 as usize as *mut T,
+            (Device::Cpu, Buffer::Cuda { .. }) => std::ptr::null_mut(),
+        }
+    }
+
+    /// Address of the buffer for a kernel that only reads it.
+    pub fn cptr<T: Elem>(&self, buf: &Buffer<T>) -> *const T {
+        match (self, buf) {
+            (_, Buffer::Host(v)) => v.as_ptr(),
+            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => slice.device_ptr(&c.stream).0 as usize as *const T,
+            (Device::Cpu, Buffer::Cuda { .. }) => std::ptr::null(),
+        }
+    }
+
+    /// Runs items `0..n` of kernel `K`.
+    ///
+    /// # Safety
+    /// The pointers in `args` must come from buffers of this device that are valid for
+    /// what `K` reads and writes for every item, and stay alive until the launch is done
+    /// (CPU: on return; CUDA: at the next synchronising call).
+    pub unsafe fn launch<K: Kernel>(&self, n: usize, args: K::Args) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        match self {
+            Device::Cpu => {
+                (0..n).into_par_iter().with_min_len(1024).for_each(|i| K::run(i, &args));
+                Ok(())
+            }
+            Device::Cuda(c) => {
+                let name = kernel_name::<K>();
+                let func = c.function(&name)?;
+                let grid = n.div_ceil(CTA as usize);
+                let grid = u32::try_from(grid)
+                    .map_err(|_| Error::invalid("launch size", n, "at most 2^31 CTAs of 256 threads"))?;
+                let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (CTA, 1, 1), shared_mem_bytes: 0 };
+                let count = n as u64;
+                let a = ByValue(args);
+                let mut launch = c.stream.launch_builder(&func);
+                launch.arg(&count).arg(&a);
+                launch.launch(cfg).map_err(|e| driver_error(&format!("launching {name}"), e))?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Launches the PTX entry point `name` with an explicit grid, CTA size and dynamic
+    /// shared memory (for cooperative kernels such as the block scan). CUDA only.
+    ///
+    /// # Safety
+    /// As for [`Self::launch`]; `args` must match the entry point's single parameter.
+    pub unsafe fn launch_cta<A: Copy>(&self, name: &str, grid: u32, cta: u32, shared_bytes: u32, args: A) -> Result<()> {
+        match self {
+            Device::Cpu => Err(Error::Cuda { context: format!("launching {name}"), message: "not a CUDA device".into() }),
+            Device::Cuda(c) => {
+                if grid == 0 {
+                    return Ok(());
+                }
+                let func = c.function(name)?;
+                let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (cta, 1, 1), shared_mem_bytes: shared_bytes };
+                let a = ByValue(args);
+                let mut launch = c.stream.launch_builder(&func);
+                launch.arg(&a);
+                launch.launch(cfg).map_err(|e| driver_error(&format!("launching {name}"), e))?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Free memory of the device in bytes (on the CPU: the available system memory).
+    pub fn free_memory(&self) -> Result<usize> {
+        match self {
+            Device::Cpu => Ok(host_available_memory()),
+            Device::Cuda(c) => {
+                let (free, _) = c.ctx.mem_get_info().map_err(|e| driver_error("querying device memory", e))?;
+                Ok(free)
+            }
+        }
+    }
+
+    /// Waits for all queued work.
+    pub fn synchronize(&self) -> Result<()> {
+        match self {
+            Device::Cpu => Ok(()),
+            Device::Cuda(c) => c.stream.synchronize().map_err(|e| driver_error("synchronising", e)),
+        }
+    }
+}
+
+/// PTX entry-point name of `K`.
+pub fn kernel_name<K: Kernel>() -> String {
+    if K::SUFFIX.is_empty() {
+        K::NAME.to_string()
+    } else {
+        format!("{}_{}", K::NAME, K::SUFFIX)
+    }
+}
+
+/// `MemAvailable` of `/proc/meminfo`, or 4 GiB where that cannot be read.
+fn host_available_memory() -> usize {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find(|l| l.starts_with("MemAvailable:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<usize>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(4 << 30)
+}
+
+fn mismatch() -> Error {
+    Error::Cuda { context: "using a buffer".into(), message: "the buffer belongs to another device".into() }
+}
+
+impl CudaDevice {
+    fn open() -> Result<Self> {
+        let ctx = open_context()?;
+        let name = ctx.name().map_err(|e| driver_error("reading the device name", e))?;
+        // One stream: no need for cudarc's per-buffer event tracking, which would record
+        // an event every time a kernel argument's address is taken.
+        // SAFETY: all work of this device is issued on its one stream.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.default_stream();
+        let module =
+            ctx.load_module(Ptx::from_src(kernels_ptx()?)).map_err(|e| driver_error("loading the PTX module", e))?;
+        Ok(CudaDevice { ctx, stream, module, functions: Mutex::new(HashMap::new()), name })
+    }
+
+    fn function(&self, name: &str) -> Result<CudaFunction> {
+        let mut cache = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = cache.get(name) {
+            return Ok(f.clone());
+        }
+        let f = self.module.load_function(name).map_err(|e| driver_error(&format!("loading kernel {name}"), e))?;
+        cache.insert(name.to_string(), f.clone());
+        Ok(f)
+    }
+
+    fn check_free(&self, bytes: usize, what: &str) -> Result<()> {
+        let (free, _) = self.ctx.mem_get_info().map_err(|e| driver_error("querying device memory", e))?;
+        if bytes > free {
+            return Err(Error::OutOfMemory { what: what.into(), needed: bytes as u64, available: free as u64 });
+        }
+        Ok(())
+    }
+}
