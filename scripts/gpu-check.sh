@@ -56,6 +56,26 @@ bundle() {
     exe=$(artifact test gpu <<<"$json")
     install -m 755 "$exe" "$bundle_dir/gpu-tests"
 
+    # Further GPU test files (tests/gpu_<topic>.rs), one binary each.
+    local t name
+    for t in tests/gpu_*.rs; do
+        [[ -f $t ]] || continue
+        name=$(basename "$t" .rs)
+        echo "== building $t (release)"
+        json=$(cargo test --release --test "$name" --no-run --message-format=json)
+        exe=$(artifact test "$name" <<<"$json")
+        install -m 755 "$exe" "$bundle_dir/$name"
+    done
+
+    # Optional examples: the adapt benchmark and the forest example.
+    for name in bench_adapt forest; do
+        [[ -f examples/$name.rs ]] || continue
+        echo "== building examples/$name.rs (release)"
+        json=$(cargo build --release --example "$name" --message-format=json)
+        exe=$(artifact example "$name" <<<"$json")
+        install -m 755 "$exe" "$bundle_dir/$name"
+    done
+
     echo "== building examples/bench.rs (release)"
     json=$(cargo build --release --example bench --message-format=json)
     exe=$(artifact example bench <<<"$json")
@@ -145,8 +165,25 @@ run() {
 
     step "tests" "$out/gpu-tests.log" "${GPU_CHECK_TESTS_TIMEOUT:-300}" \
         "$bundle_dir/gpu-tests" --ignored --nocapture --test-threads=1
+    local extra
+    for extra in "$bundle_dir"/gpu_*; do
+        [[ -x $extra ]] || continue
+        step "$(basename "$extra")" "$out/$(basename "$extra").log" "${GPU_CHECK_TESTS_TIMEOUT:-300}" \
+            "$extra" --ignored --nocapture --test-threads=1
+    done
+    if [[ -x $bundle_dir/bench_adapt ]]; then
+        step "bench_adapt" "$out/bench_adapt.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" \
+            "$bundle_dir/bench_adapt" --out "$out/bench_adapt.md"
+    fi
+    if [[ -x $bundle_dir/forest ]]; then
+        step "forest" "$out/forest.log" 60 "$bundle_dir/forest" --dim 3 --levels 5 --backend cuda --out "$out/forest"
+    fi
+    if [[ ${GPU_CHECK_SKIP_BENCH:-0} == 1 ]]; then
+        summary+=("$(printf '%-10s %-45s' bench "SKIPPED (GPU_CHECK_SKIP_BENCH=1)")")
+    else
     step "bench" "$out/bench.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" \
         "$bundle_dir/bench" --out "$out/bench.md"
+    fi
     if [[ -f $bundle_dir/cavity ]]; then
         step "cavity" "$out/cavity.log" "${GPU_CHECK_CAVITY_TIMEOUT:-60}" \
             "$bundle_dir/cavity" --n 128 --passes 2 --backend cuda --out "$out/cavity"
@@ -157,7 +194,7 @@ run() {
     {
         echo
         echo "==================== summary"
-        grep -h '^test result:' "$out/gpu-tests.log" 2>/dev/null | sed 's/^/tests: /' || true
+        grep -H '^test result:' "$out"/gpu*.log 2>/dev/null | sed 's/^/tests: /' || true
         # libtest lists the failed tests, indented, after the last "failures:" line.
         awk '/^failures:$/ { names = ""; on = 1; next }
              on && /^    [A-Za-z0-9_:]+$/ { names = names " " $1 }

@@ -16,6 +16,8 @@ pub trait Kernel {
     const SUFFIX: &'static str;
     /// Arguments, passed by value: `#[repr(C)]`, raw pointers and scalars only.
     type Args: Copy + Send + Sync;
+    /// CUDA threads per CTA (a tuning choice; items map to threads one to one).
+    const THREADS: u32 = 256;
 
     /// One work item.
     ///

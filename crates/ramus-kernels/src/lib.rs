@@ -17,7 +17,7 @@
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(abi_ptx, stdarch_nvptx)
+    feature(abi_ptx, stdarch_nvptx, core_intrinsics, gpu_launch_sized_workgroup_mem, gpu_intrinsics), allow(internal_features)
 )]
 
 pub mod amr;
@@ -25,6 +25,7 @@ pub mod block;
 pub mod collide;
 pub mod lattice;
 pub mod launch;
+pub mod primitives;
 pub mod real;
 pub mod stream;
 

@@ -3,11 +3,12 @@
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
-use ramus_kernels::stream::StepParams;
+use ramus_kernels::launch::Kernel;
+use ramus_kernels::stream::{StepParams, StreamArgs, StreamCollide};
 use ramus_kernels::{Dim, VelocitySet};
 
 use crate::amr::RootGrid;
-use crate::backend::{Backend, Engine, MeshArrays};
+use crate::backend::{Backend, Buffer, Device};
 use crate::config::ForestConfig;
 use crate::error::Result;
 use crate::solver::{self, Fields};
@@ -36,12 +37,17 @@ pub struct Forest<D: Dim, Q: VelocitySet<Dim = D>, F: Float> {
     root: RootGrid<D>,
     tau: f64,
     params: StepParams<F>,
-    ids: Vec<u32>,
     /// Blocks the distribution pool holds.
     capacity_blocks: usize,
     steps: u64,
     stepping_time: Duration,
-    engine: Engine<F>,
+    device: Device,
+    /// Distribution pool (shifted populations, [`ramus_kernels::stream::pool_index`]).
+    f: Buffer<F>,
+    links: Buffer<i32>,
+    onb: Buffer<u32>,
+    /// The level-0 ID set.
+    ids: Buffer<u32>,
     _lattice: PhantomData<Q>,
 }
 
@@ -53,19 +59,25 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         let capacity_blocks = root.len();
         let ids: Vec<u32> = (0..root.len() as u32).collect();
         let f = solver::equilibrium_pool::<Q, F>(&root, capacity_blocks, &|_| (1.0, [0.0; 3]));
-        let mesh = MeshArrays { links: root.links(), on_boundary: root.on_boundary(), ids: &ids };
-        let engine = Engine::new(config.backend, f, &mesh)?;
+        let device = Device::new(config.backend)?;
+        let f = device.upload(&f)?;
+        let links = device.upload(root.links())?;
+        let onb = device.upload(root.on_boundary())?;
+        let ids = device.upload(&ids)?;
         let params = solver::step_params(tau, &config.boundaries);
         Ok(Forest {
             config,
             root,
             tau,
             params,
-            ids,
             capacity_blocks,
             steps: 0,
             stepping_time: Duration::ZERO,
-            engine,
+            device,
+            f,
+            links,
+            onb,
+            ids,
             _lattice: PhantomData,
         })
     }
@@ -74,7 +86,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// in root lattice units; resets the step count.
     pub fn initialize(&mut self, state: impl Fn([f64; 3]) -> (f64, [f64; 3])) -> Result<()> {
         let f = solver::equilibrium_pool::<Q, F>(&self.root, self.capacity_blocks, &state);
-        self.engine.upload(&f)?;
+        self.device.write(&mut self.f, 0, &f)?;
         self.steps = 0;
         Ok(())
     }
@@ -83,18 +95,35 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     pub fn advance(&mut self, steps: u64) -> Result<()> {
         let start = Instant::now();
         for _ in 0..steps {
-            let odd = self.steps % 2 == 1;
-            self.engine.stream_collide::<Q>(odd, &self.params, self.ids.len())?;
+            if self.steps % 2 == 1 {
+                self.stream_collide::<StreamCollide<Q, F, true>>()?;
+            } else {
+                self.stream_collide::<StreamCollide<Q, F, false>>()?;
+            }
             self.steps += 1;
         }
-        self.engine.synchronize()?;
+        self.device.synchronize()?;
         self.stepping_time += start.elapsed();
         Ok(())
     }
 
+    /// One AA step over the root level.
+    fn stream_collide<K: Kernel<Args = StreamArgs<F>>>(&mut self) -> Result<()> {
+        let args = StreamArgs {
+            f: self.device.ptr(&mut self.f),
+            nbr: self.device.cptr(&self.links),
+            onb: self.device.cptr(&self.onb),
+            ids: self.device.cptr(&self.ids),
+            params: self.params,
+        };
+        // SAFETY: the pool holds every block of the ID set and every block they link to;
+        // the buffers live in `self` beyond the launch (the next call synchronises).
+        unsafe { self.device.launch::<K>(self.ids.len() * D::BLOCK_CELLS, args) }
+    }
+
     /// Density and velocity of every cell (copied to the host).
     pub fn fields(&self) -> Result<Fields> {
-        let mut f = self.engine.download()?;
+        let mut f = self.device.download(&self.f)?;
         Ok(solver::extract::<Q, F>(&self.root, &mut f, &self.params, self.steps))
     }
 
@@ -102,7 +131,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// `h = f − w` (see [`ramus_kernels::collide`]), laid out by
     /// [`ramus_kernels::stream::pool_index`].
     pub fn distributions(&self) -> Result<Vec<F>> {
-        self.engine.download()
+        self.device.download(&self.f)
     }
 
     /// Root time steps taken since construction or [`Self::initialize`].
@@ -141,12 +170,12 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
 
     /// The backend actually in use (never `Auto`).
     pub fn backend(&self) -> Backend {
-        self.engine.backend()
+        self.device.backend()
     }
 
     /// Name of the device running the forest.
     pub fn device_name(&self) -> String {
-        self.engine.device_name()
+        self.device.name()
     }
 
     /// The configuration the forest was built from.

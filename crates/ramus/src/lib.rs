@@ -19,6 +19,7 @@ pub mod cases;
 pub mod config;
 mod error;
 mod forest;
+pub mod output;
 pub mod select;
 pub mod solver;
 
@@ -42,6 +43,6 @@ mod sealed {
 }
 
 /// A precision the backends support: `f32` or `f64`.
-pub trait Float: Real + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + sealed::Sealed {}
+pub trait Float: Real + backend::Elem + sealed::Sealed {}
 impl Float for f32 {}
 impl Float for f64 {}

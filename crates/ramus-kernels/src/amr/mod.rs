@@ -111,3 +111,14 @@ pub mod units {
 pub const fn child_position(k: usize) -> [i32; 3] {
     [(k & 1) as i32, ((k >> 1) & 1) as i32, (k >> 2) as i32]
 }
+
+/// Refine this leaf and freeze the refinement: the block becomes
+/// [`status::REFINED_PERMANENT`] instead of `REFINED` (set by the wall-distance rule with
+/// freezing; otherwise treated as [`MARK_REFINE`]).
+pub const MARK_REFINE_FREEZE: i32 = 2;
+
+pub mod args;
+pub mod build;
+pub mod connect;
+pub mod mark;
+pub mod select;

@@ -1,1 +1,64 @@
 //! PTX entry points of the parallel primitives (see `crate::primitives`).
+//!
+//! Element kernels come from [`kernel_entries!`]; the tile pass of the scan is the
+//! cooperative `scan_tile_cooperative` on a CUDA CTA ([`Nv`]): one CTA of `SCAN_CTA` = 256
+//! threads per tile of 2048 items, `SCAN_SHARED_BYTES` of dynamic shared memory, launched
+//! by the host with `Device::launch_cta`.
+
+use core::arch::nvptx::{_block_idx_x, _syncthreads, _thread_idx_x};
+use core::intrinsics::gpu::gpu_launch_sized_workgroup_mem;
+
+use super::thread_index;
+use crate::primitives::{
+    scan_tile_cooperative, AddOffsets, CompactIndices, CompactValues, Cta, ScanArgs, Scatter, SplitScatter,
+};
+
+kernel_entries!(
+    prim_add_offsets_u32 => AddOffsets<u32>,
+    prim_add_offsets_u64 => AddOffsets<u64>,
+    prim_compact_indices => CompactIndices,
+    prim_compact_b1 => CompactValues<u8>,
+    prim_compact_b4 => CompactValues<u32>,
+    prim_compact_b8 => CompactValues<u64>,
+    prim_scatter_b1 => Scatter<u8>,
+    prim_scatter_b4 => Scatter<u32>,
+    prim_scatter_b8 => Scatter<u64>,
+    prim_split_scatter => SplitScatter,
+);
+
+/// The current CUDA CTA.
+struct Nv;
+
+impl Cta for Nv {
+    #[inline(always)]
+    fn thread(&self) -> usize {
+        // SAFETY: reads a special register.
+        unsafe { _thread_idx_x() as usize }
+    }
+    #[inline(always)]
+    fn block(&self) -> usize {
+        // SAFETY: reads a special register.
+        unsafe { _block_idx_x() as usize }
+    }
+    #[inline(always)]
+    fn sync(&self) {
+        // SAFETY: every thread of the CTA reaches every call (see `scan_tile_cooperative`).
+        unsafe { _syncthreads() }
+    }
+    #[inline(always)]
+    fn shared(&self) -> *mut u64 {
+        gpu_launch_sized_workgroup_mem::<u64>()
+    }
+}
+
+/// Tile pass over a `u32` input (mapped by the predicate), `u32` output.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn prim_scan_tiles_u32(args: ScanArgs<u32, u32>) {
+    scan_tile_cooperative(&Nv, &args)
+}
+
+/// Tile pass over `u64` tile totals (in place), `u64` output.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn prim_scan_tiles_u64(args: ScanArgs<u64, u64>) {
+    scan_tile_cooperative(&Nv, &args)
+}

@@ -30,9 +30,6 @@ impl Elem for u64 {}
 impl Elem for f32 {}
 impl Elem for f64 {}
 
-/// Threads per CTA for data-parallel kernels.
-const CTA: u32 = 256;
-
 /// Kernel arguments passed by value.
 #[repr(transparent)]
 #[derive(Clone, Copy)]
@@ -247,10 +244,9 @@ impl Device {
             Device::Cuda(c) => {
                 let name = kernel_name::<K>();
                 let func = c.function(&name)?;
-                let grid = n.div_ceil(CTA as usize);
-                let grid = u32::try_from(grid)
-                    .map_err(|_| Error::invalid("launch size", n, "at most 2^31 CTAs of 256 threads"))?;
-                let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (CTA, 1, 1), shared_mem_bytes: 0 };
+                let grid = n.div_ceil(K::THREADS as usize);
+                let grid = u32::try_from(grid).map_err(|_| Error::invalid("launch size", n, "at most 2^31 CTAs"))?;
+                let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (K::THREADS, 1, 1), shared_mem_bytes: 0 };
                 let count = n as u64;
                 let a = ByValue(args);
                 let mut launch = c.stream.launch_builder(&func);

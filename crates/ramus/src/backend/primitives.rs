@@ -1,146 +1,532 @@
 //! Device-parallel primitives of the AMR routine (paper, section "Refinement and
-//! Coarsening": Thrust's `count_if`, exclusive scan, `copy_if`, `sort_by_key`, `unique`,
-//! `scatter`, `remove_if`, `reduce`).
+//! Coarsening", which uses Thrust's `count_if`, exclusive scan, `copy_if`,
+//! `sort_by_key`, `unique`, `scatter`, `remove_if` and `reduce`).
 //!
-//! PRELIMINARY: CPU paths only; the CUDA paths follow.
+//! Every primitive takes the [`Device`], a [`Scratch`] of reusable temporaries where it
+//! needs any, and `n`, the number of valid leading elements (buffers may be longer).
+//! All are deterministic: the CPU and the CUDA backend give the same output bit for bit,
+//! and the order-keeping ones (compaction, `remove_if`, `unique`, the stable sort) keep
+//! the input order.
+//!
+//! # How
+//! One pipeline for both backends, written against [`Device::launch`] with the kernels of
+//! [`ramus_kernels::primitives`]:
+//! - **scan**: tiles of [`TILE`] = 2048 items. A tile pass writes the tile-local exclusive
+//!   scan and one `u64` total per tile (CUDA: the cooperative kernel `prim_scan_tiles_*`,
+//!   256 threads × 8 items in shared memory; CPU: one rayon work item per tile); the tile
+//!   totals are scanned by the same pass, recursively, until one tile is left, and the
+//!   offsets are added back top-down. Items are mapped on load by a predicate (value,
+//!   `!= 0`, `== 0`, one key bit, run head), so compaction and the radix sort scan their
+//!   flags without materialising them.
+//! - **compaction** (`compact*`, `remove_if`, `unique`): scan of the predicate, then one
+//!   scatter kernel that adds the tile offset itself. The count is read back to the host
+//!   before the scatter, which checks that the output buffer is long enough.
+//! - **sort**: LSD radix sort, one key bit per pass: scan of "bit is 0", then a stable
+//!   split scatter into ping-pong buffers (no host round trip between passes).
+//! - **reductions**: the up-sweep of the scan only (sum, or max).
+//!
+//! Sums are `u32`: [`exclusive_scan`] wraps modulo 2³² (documented), while the totals it
+//! and [`reduce_sum`] return are exact `u64` (tile totals are kept in `u64`).
+//!
+//! Each call that returns a count or a total reads one `u64` back from the device (a
+//! synchronisation); [`sort_by_key`] and [`scatter`] queue their work without one.
+//! [`Scratch`] keeps the temporaries between calls, so repeated calls allocate nothing
+//! once it has grown to the largest `n`.
+
+use ramus_kernels::primitives::{self as k, ScanArgs, ScanIn, ScanOut, SCAN_CTA, SCAN_SHARED_BYTES, TILE};
 
 use super::device::{Buffer, Device, Elem};
 use crate::error::{Error, Result};
 
-/// Reusable temporaries of the primitives (grown on demand, never shrunk).
+/// Reusable temporaries of the primitives, grown on demand and never shrunk.
+///
+/// Belongs to one device: passing it with another device replaces its buffers.
 pub struct Scratch {
-    _private: (),
+    /// Tile totals of every scan level.
+    sums: Option<Buffer<u64>>,
+    /// Tile-local scan of the level-0 items.
+    local: Option<Buffer<u32>>,
+    /// Ping-pong keys of the sort; the copy of `remove_if`.
+    keys: Option<Buffer<u32>>,
+    /// Ping-pong values of the sort.
+    values: Option<Buffer<u32>>,
 }
 
 impl Scratch {
-    /// Empty temporaries for `dev`.
+    /// Empty temporaries for `dev` (allocated at first use).
     pub fn new(_dev: &Device) -> Scratch {
-        Scratch { _private: () }
+        Scratch { sums: None, local: None, keys: None, values: None }
+    }
+
+    /// Bytes currently held.
+    pub fn bytes(&self) -> usize {
+        fn b<T>(x: &Option<Buffer<T>>) -> usize {
+            x.as_ref().map_or(0, |x| x.len() * std::mem::size_of::<T>())
+        }
+        b(&self.sums) + b(&self.local) + b(&self.keys) + b(&self.values)
     }
 }
 
-fn host<T>(b: &Buffer<T>) -> Result<&Vec<T>> {
-    match b {
-        Buffer::Host(v) => Ok(v),
-        _ => Err(Error::Cuda { context: "primitives".into(), message: "CUDA path not implemented yet".into() }),
+/// Whether `buf` lives on `dev`'s side.
+fn same_device<T>(dev: &Device, buf: &Buffer<T>) -> bool {
+    matches!((dev, buf), (Device::Cpu, Buffer::Host(_)) | (Device::Cuda(_), Buffer::Cuda { .. }))
+}
+
+/// `slot` with room for at least `n` elements on `dev`.
+fn grow<'a, T: Elem>(dev: &Device, slot: &'a mut Option<Buffer<T>>, n: usize) -> Result<&'a mut Buffer<T>> {
+    let ok = matches!(slot, Some(b) if same_device(dev, b) && b.len() >= n);
+    if !ok {
+        let old = slot.as_ref().filter(|b| same_device(dev, b)).map_or(0, |b| b.len());
+        let len = n.max(old + old / 2).max(64);
+        *slot = None; // free the old one first
+        *slot = Some(dev.zeros(len)?);
+    }
+    Ok(slot.as_mut().expect("just allocated"))
+}
+
+/// Checks that a caller's buffer belongs to `dev` and holds at least `n` elements.
+fn check<T>(dev: &Device, buf: &Buffer<T>, n: usize, what: &'static str) -> Result<()> {
+    if !same_device(dev, buf) {
+        return Err(Error::invalid(what, "a buffer of another device", format!("a buffer of the {} device", dev.backend())));
+    }
+    if n > u32::MAX as usize {
+        return Err(Error::invalid("n", n, "at most 2^32 - 1 (u32 indices)"));
+    }
+    if buf.len() < n {
+        return Err(Error::invalid(what, format!("a buffer of {} elements", buf.len()), format!("at least n = {n} elements")));
+    }
+    Ok(())
+}
+
+/// Sizes of the scan levels: `(offset in the sums buffer, count)` of the tile totals of
+/// level 0 (the input), level 1 (those totals), ...; the last entry is the single grand
+/// total. Every entry but the last is scanned in place (becoming tile offsets).
+struct Plan {
+    levels: [(usize, usize); 8],
+    depth: usize,
+    sums_len: usize,
+}
+
+impl Plan {
+    fn new(n: usize) -> Plan {
+        let mut levels = [(0, 0); 8];
+        let mut depth = 0;
+        let mut len = n;
+        let mut off = 0;
+        loop {
+            let m = len.div_ceil(TILE).max(1);
+            levels[depth] = (off, m);
+            depth += 1;
+            off += m;
+            // Stop once a single total is left and the input's offsets (level 1) exist.
+            if m == 1 && depth >= 2 {
+                break;
+            }
+            len = m;
+        }
+        Plan { levels, depth, sums_len: off }
+    }
+
+    /// Offset of the grand total in the sums buffer.
+    fn total_at(&self) -> usize {
+        self.levels[self.depth - 1].0
     }
 }
 
-fn host_mut<T>(b: &mut Buffer<T>) -> Result<&mut Vec<T>> {
-    match b {
-        Buffer::Host(v) => Ok(v),
-        _ => Err(Error::Cuda { context: "primitives".into(), message: "CUDA path not implemented yet".into() }),
-    }
+/// Predicate applied to the `u32` items on load (see `ramus_kernels::primitives::MODE_*`).
+#[derive(Clone, Copy)]
+struct Pred {
+    shift: u32,
+    mask: u32,
+    mode: u32,
 }
 
-/// `output[i] = Σ_{j<i} input[j]` (wrapping u32) for `i < n`; returns the exact total.
-pub fn exclusive_scan(_dev: &Device, _s: &mut Scratch, input: &Buffer<u32>, n: usize, output: &mut Buffer<u32>) -> Result<u64> {
-    let i = host(input)?;
-    let o = host_mut(output)?;
-    let mut acc = 0u64;
-    for k in 0..n {
-        o[k] = acc as u32;
-        acc += i[k] as u64;
-    }
-    Ok(acc)
-}
+const VALUE: Pred = Pred { shift: 0, mask: u32::MAX, mode: k::MODE_VALUE };
+const NONZERO: Pred = Pred { shift: 0, mask: u32::MAX, mode: k::MODE_NONZERO };
+const ZERO: Pred = Pred { shift: 0, mask: u32::MAX, mode: k::MODE_ZERO };
+const HEAD: Pred = Pred { shift: 0, mask: u32::MAX, mode: k::MODE_HEAD };
 
-/// Indices `i < n` with `flags[i] != 0`, ascending, into `out`; returns their count.
-pub fn compact_indices(_dev: &Device, _s: &mut Scratch, flags: &Buffer<u32>, n: usize, out: &mut Buffer<u32>) -> Result<usize> {
-    let f = host(flags)?;
-    let o = host_mut(out)?;
-    let mut m = 0;
-    for i in 0..n {
-        if f[i] != 0 {
-            o[m] = i as u32;
-            m += 1;
+/// One tile pass over `tiles` tiles.
+///
+/// # Safety
+/// The pointers of `args` must be valid on `dev` for `args.n` items and `tiles` totals.
+unsafe fn tile_pass<I: ScanIn, O: ScanOut>(dev: &Device, entry: &str, tiles: usize, args: ScanArgs<I, O>) -> Result<()> {
+    match dev {
+        Device::Cpu => dev.launch::<k::ScanTileSerial<I, O>>(tiles, args),
+        Device::Cuda(_) => {
+            let grid = u32::try_from(tiles).map_err(|_| Error::invalid("n", args.n, "fewer than 2^42 items"))?;
+            dev.launch_cta(entry, grid, SCAN_CTA, SCAN_SHARED_BYTES, args)
         }
     }
-    Ok(m)
 }
 
-/// `values[i]` with `flags[i] != 0`, order kept, into `out`; returns their count.
-pub fn compact<T: Elem>(_dev: &Device, _s: &mut Scratch, flags: &Buffer<u32>, values: &Buffer<T>, n: usize, out: &mut Buffer<T>) -> Result<usize> {
-    let f = host(flags)?;
-    let v = host(values)?;
-    let o = host_mut(out)?;
-    let mut m = 0;
-    for i in 0..n {
-        if f[i] != 0 {
-            o[m] = v[i];
-            m += 1;
+/// Scans the predicate of `input[..n]` (`n ≥ 1`): the tile-local exclusive scan into
+/// `local` (unless null), all tile totals into `sums` as laid out by `plan`; with
+/// `offsets`, level 1 ends up holding the global offset of every level-0 tile (so item
+/// `i`'s exclusive prefix is `local[i] + sums[i >> 11]`), and the grand total sits at
+/// `plan.total_at()`.
+///
+/// # Safety
+/// `input` and `local` valid on `dev` for `n` items, `sums` for `plan.sums_len`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn scan(
+    dev: &Device,
+    plan: &Plan,
+    sums: *mut u64,
+    input: *const u32,
+    n: usize,
+    local: *mut u32,
+    pred: Pred,
+    op: u32,
+    offsets: bool,
+) -> Result<()> {
+    let lv = &plan.levels[..plan.depth];
+    let args = ScanArgs::<u32, u32> {
+        input,
+        output: local,
+        sums: sums.wrapping_add(lv[0].0),
+        n: n as u64,
+        shift: pred.shift,
+        mask: pred.mask,
+        mode: pred.mode,
+        op,
+    };
+    tile_pass(dev, "prim_scan_tiles_u32", lv[0].1, args)?;
+    for j in 1..lv.len() {
+        let (off, count) = lv[j - 1];
+        let data = sums.wrapping_add(off);
+        let args = ScanArgs::<u64, u64> {
+            input: data,
+            output: if offsets { data } else { std::ptr::null_mut() },
+            sums: sums.wrapping_add(lv[j].0),
+            n: count as u64,
+            shift: 0,
+            mask: u32::MAX,
+            mode: k::MODE_VALUE,
+            op,
+        };
+        tile_pass(dev, "prim_scan_tiles_u64", lv[j].1, args)?;
+    }
+    if offsets {
+        // Top-down: level j's tiles get level j+1's (final) offsets; a level of one tile
+        // needs none.
+        for j in (1..lv.len()).rev() {
+            let (off, count) = lv[j - 1];
+            if count > TILE {
+                let args = k::AddOffsetsArgs::<u64> { data: sums.wrapping_add(off), offsets: sums.wrapping_add(lv[j].0) };
+                dev.launch::<k::AddOffsets<u64>>(count, args)?;
+            }
         }
     }
-    Ok(m)
+    Ok(())
 }
 
-/// Keeps `values[i]` with `remove[i] == 0` (order kept, in place); returns the new length.
-pub fn remove_if(_dev: &Device, _s: &mut Scratch, values: &mut Buffer<u32>, remove: &Buffer<u32>, n: usize) -> Result<usize> {
-    let r = host(remove)?;
-    let v = host_mut(values)?;
-    let mut m = 0;
-    for i in 0..n {
-        if r[i] == 0 {
-            v[m] = v[i];
-            m += 1;
+/// Scans the predicate of `input[..n]` into the scratch buffers (see [`scan`]) and
+/// returns the plan, the sums and local pointers.
+fn scan_into_scratch(
+    dev: &Device,
+    s: &mut Scratch,
+    input: &Buffer<u32>,
+    n: usize,
+    pred: Pred,
+) -> Result<(Plan, *mut u64, *mut u32)> {
+    let plan = Plan::new(n);
+    let sums = dev.ptr(grow(dev, &mut s.sums, plan.sums_len)?);
+    let local = dev.ptr(grow(dev, &mut s.local, n)?);
+    // SAFETY: buffers of `dev`, checked or grown to the sizes the scan touches.
+    unsafe { scan(dev, &plan, sums, dev.cptr(input), n, local, pred, k::OP_SUM, true)? };
+    Ok((plan, sums, local))
+}
+
+/// Reads the grand total of the last scan.
+fn total(dev: &Device, s: &Scratch, plan: &Plan) -> Result<u64> {
+    dev.get(s.sums.as_ref().expect("scan allocated the sums"), plan.total_at())
+}
+
+/// Up-sweep only: the `op`-reduction of the predicate of `input[..n]`.
+fn reduce(dev: &Device, s: &mut Scratch, input: &Buffer<u32>, n: usize, pred: Pred, op: u32, what: &'static str) -> Result<u64> {
+    check(dev, input, n, what)?;
+    if n == 0 {
+        return Ok(0);
+    }
+    let plan = Plan::new(n);
+    let sums = dev.ptr(grow(dev, &mut s.sums, plan.sums_len)?);
+    // SAFETY: `input` checked for `n` items, `sums` grown to the plan.
+    unsafe { scan(dev, &plan, sums, dev.cptr(input), n, std::ptr::null_mut(), pred, op, false)? };
+    total(dev, s, &plan)
+}
+
+/// Exclusive prefix sum: `output[i] = Σ_{j<i} input[j]` for `i < n`, wrapping modulo
+/// 2³² like `u32::wrapping_add`. Returns the exact total `Σ_{j<n} input[j]` as `u64`.
+pub fn exclusive_scan(dev: &Device, scratch: &mut Scratch, input: &Buffer<u32>, n: usize, output: &mut Buffer<u32>) -> Result<u64> {
+    check(dev, input, n, "exclusive_scan input")?;
+    check(dev, output, n, "exclusive_scan output")?;
+    if n == 0 {
+        return Ok(0);
+    }
+    let plan = Plan::new(n);
+    let sums = dev.ptr(grow(dev, &mut scratch.sums, plan.sums_len)?);
+    let out = dev.ptr(output);
+    // SAFETY: `input`/`output` checked for `n` items, `sums` grown to the plan.
+    unsafe {
+        scan(dev, &plan, sums, dev.cptr(input), n, out, VALUE, k::OP_SUM, true)?;
+        if plan.levels[0].1 > 1 {
+            dev.launch::<k::AddOffsets<u32>>(n, k::AddOffsetsArgs { data: out, offsets: sums.wrapping_add(plan.levels[0].0) })?;
         }
     }
-    Ok(m)
+    total(dev, scratch, &plan)
 }
 
-/// Stable ascending sort of `(keys, values)[..n]` by the low `key_bits` bits of the key.
-pub fn sort_by_key(_dev: &Device, _s: &mut Scratch, keys: &mut Buffer<u32>, values: &mut Buffer<u32>, n: usize, key_bits: u32) -> Result<()> {
+/// Stream compaction of indices: writes the `i < n` with `flags[i] != 0`, ascending, to
+/// `out[..count]` and returns `count` (`out` needs at least `count` elements).
+pub fn compact_indices(dev: &Device, scratch: &mut Scratch, flags: &Buffer<u32>, n: usize, out: &mut Buffer<u32>) -> Result<usize> {
+    check(dev, flags, n, "compact_indices flags")?;
+    if n == 0 {
+        return Ok(0);
+    }
+    let (plan, sums, local) = scan_into_scratch(dev, scratch, flags, n, NONZERO)?;
+    let count = total(dev, scratch, &plan)? as usize;
+    check(dev, out, count, "compact_indices output")?;
+    let p = NONZERO;
+    let args = k::CompactIndicesArgs {
+        flags: dev.cptr(flags),
+        local,
+        offsets: sums.wrapping_add(plan.levels[0].0),
+        out: dev.ptr(out),
+        shift: p.shift,
+        mask: p.mask,
+        mode: p.mode,
+    };
+    // SAFETY: `flags` has `n` items, the scan covers them, `out` holds `count`.
+    unsafe { dev.launch::<k::CompactIndices>(n, args)? };
+    Ok(count)
+}
+
+/// Launches the value-compaction kernel for the element size of `T`.
+///
+/// # Safety
+/// As for the kernel: pointers valid on `dev` for `n` items and the compacted count.
+#[allow(clippy::too_many_arguments)]
+unsafe fn compact_values<T: Elem>(
+    dev: &Device,
+    n: usize,
+    flags: *const u32,
+    values: *const T,
+    local: *const u32,
+    offsets: *const u64,
+    out: *mut T,
+    p: Pred,
+) -> Result<()> {
+    macro_rules! go {
+        ($w:ty) => {
+            dev.launch::<k::CompactValues<$w>>(
+                n,
+                k::CompactValuesArgs::<$w> {
+                    flags,
+                    values: values.cast(),
+                    local,
+                    offsets,
+                    out: out.cast(),
+                    shift: p.shift,
+                    mask: p.mask,
+                    mode: p.mode,
+                },
+            )
+        };
+    }
+    match word_size::<T>()? {
+        1 => go!(u8),
+        4 => go!(u32),
+        _ => go!(u64),
+    }
+}
+
+/// Size of `T` if the data-moving kernels handle it (1, 4 or 8 bytes, naturally aligned).
+fn word_size<T>() -> Result<usize> {
+    let s = std::mem::size_of::<T>();
+    if matches!(s, 1 | 4 | 8) && std::mem::align_of::<T>() == s {
+        Ok(s)
+    } else {
+        Err(Error::invalid("element type", std::any::type_name::<T>(), "an element of 1, 4 or 8 bytes"))
+    }
+}
+
+/// Shared body of the value compactions: keeps `values[i]` where the predicate of
+/// `flags[i]` holds.
+fn compact_by<T: Elem>(
+    dev: &Device,
+    s: &mut Scratch,
+    flags: &Buffer<u32>,
+    values: *const T,
+    n: usize,
+    out: &mut Buffer<T>,
+    pred: Pred,
+    what: &'static str,
+) -> Result<usize> {
+    word_size::<T>()?;
+    let (plan, sums, local) = scan_into_scratch(dev, s, flags, n, pred)?;
+    let count = total(dev, s, &plan)? as usize;
+    check(dev, out, count, what)?;
+    let out = dev.ptr(out);
+    // SAFETY: `flags`/`values` have `n` items (checked by the callers), `out` `count`.
+    unsafe { compact_values(dev, n, dev.cptr(flags), values, local, sums.wrapping_add(plan.levels[0].0), out, pred)? };
+    Ok(count)
+}
+
+/// Stream compaction (`copy_if`): writes the `values[i]` with `flags[i] != 0`, `i < n`,
+/// in order, to `out[..count]` and returns `count`. `T` must be 1, 4 or 8 bytes (every
+/// [`Elem`] of ramus is).
+pub fn compact<T: Elem>(
+    dev: &Device,
+    scratch: &mut Scratch,
+    flags: &Buffer<u32>,
+    values: &Buffer<T>,
+    n: usize,
+    out: &mut Buffer<T>,
+) -> Result<usize> {
+    check(dev, flags, n, "compact flags")?;
+    check(dev, values, n, "compact values")?;
+    if n == 0 {
+        return Ok(0);
+    }
+    compact_by(dev, scratch, flags, dev.cptr(values), n, out, NONZERO, "compact output")
+}
+
+/// `remove_if`: keeps the `values[i]` with `remove[i] == 0`, `i < n`, in order, at the
+/// front of `values` (through a scratch copy) and returns their number. Elements past
+/// the new length (up to `n`) keep their old contents.
+pub fn remove_if(dev: &Device, scratch: &mut Scratch, values: &mut Buffer<u32>, remove: &Buffer<u32>, n: usize) -> Result<usize> {
+    check(dev, values, n, "remove_if values")?;
+    check(dev, remove, n, "remove_if flags")?;
+    if n == 0 {
+        return Ok(0);
+    }
+    let copy = grow(dev, &mut scratch.keys, n)?;
+    dev.copy(values, n, copy, 0)?;
+    let copy = dev.cptr(copy);
+    compact_by(dev, scratch, remove, copy, n, values, ZERO, "remove_if values")
+}
+
+/// `unique` on sorted input: writes the first element of each run of equal values of
+/// `sorted[..n]` to `out[..count]` and returns `count`.
+pub fn unique(dev: &Device, scratch: &mut Scratch, sorted: &Buffer<u32>, n: usize, out: &mut Buffer<u32>) -> Result<usize> {
+    check(dev, sorted, n, "unique input")?;
+    if n == 0 {
+        return Ok(0);
+    }
+    compact_by(dev, scratch, sorted, dev.cptr(sorted), n, out, HEAD, "unique output")
+}
+
+/// Stable ascending sort of the pairs `(keys[i], values[i])`, `i < n`, by the low
+/// `key_bits` bits of the key (`≤ 32`; higher key bits are ignored for the order but
+/// kept in the data). LSD radix sort, one bit per pass.
+pub fn sort_by_key(
+    dev: &Device,
+    scratch: &mut Scratch,
+    keys: &mut Buffer<u32>,
+    values: &mut Buffer<u32>,
+    n: usize,
+    key_bits: u32,
+) -> Result<()> {
+    check(dev, keys, n, "sort_by_key keys")?;
+    check(dev, values, n, "sort_by_key values")?;
     if key_bits > 32 {
         return Err(Error::invalid("key_bits", key_bits, "at most 32"));
     }
-    let mask = if key_bits == 32 { u32::MAX } else { (1u32 << key_bits) - 1 };
-    let k = host_mut(keys)?;
-    let v = host_mut(values)?;
-    let mut p: Vec<(u32, u32)> = k[..n].iter().copied().zip(v[..n].iter().copied()).collect();
-    p.sort_by_key(|&(a, _)| a & mask);
-    for (i, (a, b)) in p.into_iter().enumerate() {
-        k[i] = a;
-        v[i] = b;
+    if n <= 1 || key_bits == 0 {
+        return Ok(());
+    }
+    let plan = Plan::new(n);
+    let sums = dev.ptr(grow(dev, &mut scratch.sums, plan.sums_len)?);
+    let local = dev.ptr(grow(dev, &mut scratch.local, n)?);
+    let tmp_k = dev.ptr(grow(dev, &mut scratch.keys, n)?);
+    let tmp_v = dev.ptr(grow(dev, &mut scratch.values, n)?);
+    let (key_p, val_p) = (dev.ptr(keys), dev.ptr(values));
+    let mut src = (key_p, val_p);
+    let mut dst = (tmp_k, tmp_v);
+    for bit in 0..key_bits {
+        let pred = Pred { shift: bit, mask: 1, mode: k::MODE_ZERO };
+        // SAFETY: every buffer holds `n` items; `sums` is grown to the plan.
+        unsafe {
+            scan(dev, &plan, sums, src.0, n, local, pred, k::OP_SUM, true)?;
+            let args = k::SplitArgs {
+                keys_in: src.0,
+                values_in: src.1,
+                local,
+                offsets: sums.wrapping_add(plan.levels[0].0),
+                zeros: sums.wrapping_add(plan.total_at()),
+                keys_out: dst.0,
+                values_out: dst.1,
+                bit,
+            };
+            dev.launch::<k::SplitScatter>(n, args)?;
+        }
+        std::mem::swap(&mut src, &mut dst);
+    }
+    if key_bits % 2 == 1 {
+        // The result is in the scratch pair.
+        dev.copy(scratch.keys.as_ref().expect("grown"), n, keys, 0)?;
+        dev.copy(scratch.values.as_ref().expect("grown"), n, values, 0)?;
     }
     Ok(())
 }
 
-/// First element of each run of equal values of `sorted[..n]`, into `out`; returns the count.
-pub fn unique(_dev: &Device, _s: &mut Scratch, sorted: &Buffer<u32>, n: usize, out: &mut Buffer<u32>) -> Result<usize> {
-    let s = host(sorted)?;
-    let o = host_mut(out)?;
-    let mut m = 0;
-    for i in 0..n {
-        if i == 0 || s[i] != s[i - 1] {
-            o[m] = s[i];
-            m += 1;
+/// `out[indices[i]] = values[i]` for `i < n`. The indices must be distinct and
+/// `< out.len()` (not checked on the device). `T` must be 1, 4 or 8 bytes.
+pub fn scatter<T: Elem>(dev: &Device, values: &Buffer<T>, indices: &Buffer<u32>, n: usize, out: &mut Buffer<T>) -> Result<()> {
+    check(dev, values, n, "scatter values")?;
+    check(dev, indices, n, "scatter indices")?;
+    check(dev, out, 0, "scatter output")?;
+    if n == 0 {
+        return Ok(());
+    }
+    let (v, ix, o) = (dev.cptr(values), dev.cptr(indices), dev.ptr(out));
+    macro_rules! go {
+        ($w:ty) => {
+            dev.launch::<k::Scatter<$w>>(n, k::ScatterArgs::<$w> { values: v.cast(), indices: ix, out: o.cast() })
+        };
+    }
+    // SAFETY: `values`/`indices` hold `n` items; the caller guarantees the indices.
+    unsafe {
+        match word_size::<T>()? {
+            1 => go!(u8),
+            4 => go!(u32),
+            _ => go!(u64),
         }
     }
-    Ok(m)
 }
 
-/// `out[indices[i]] = values[i]` for `i < n` (indices distinct).
-pub fn scatter<T: Elem>(_dev: &Device, values: &Buffer<T>, indices: &Buffer<u32>, n: usize, out: &mut Buffer<T>) -> Result<()> {
-    let v = host(values)?;
-    let ix = host(indices)?;
-    let o = host_mut(out)?;
-    for i in 0..n {
-        o[ix[i] as usize] = v[i];
-    }
-    Ok(())
-}
-
-/// Number of `i < n` with `flags[i] != 0`.
-pub fn count_nonzero(_dev: &Device, _s: &mut Scratch, flags: &Buffer<u32>, n: usize) -> Result<usize> {
-    Ok(host(flags)?[..n].iter().filter(|&&f| f != 0).count())
+/// Number of `i < n` with `flags[i] != 0` (`count_if`).
+pub fn count_nonzero(dev: &Device, scratch: &mut Scratch, flags: &Buffer<u32>, n: usize) -> Result<usize> {
+    Ok(reduce(dev, scratch, flags, n, NONZERO, k::OP_SUM, "count_nonzero flags")? as usize)
 }
 
 /// Exact sum of `values[..n]`.
-pub fn reduce_sum(_dev: &Device, _s: &mut Scratch, values: &Buffer<u32>, n: usize) -> Result<u64> {
-    Ok(host(values)?[..n].iter().map(|&v| v as u64).sum())
+pub fn reduce_sum(dev: &Device, scratch: &mut Scratch, values: &Buffer<u32>, n: usize) -> Result<u64> {
+    reduce(dev, scratch, values, n, VALUE, k::OP_SUM, "reduce_sum values")
 }
 
-/// Maximum of `values[..n]` (0 for `n = 0`).
-pub fn reduce_max(_dev: &Device, _s: &mut Scratch, values: &Buffer<u32>, n: usize) -> Result<u32> {
-    Ok(host(values)?[..n].iter().copied().max().unwrap_or(0))
+/// Maximum of `values[..n]`; 0 for `n = 0`.
+pub fn reduce_max(dev: &Device, scratch: &mut Scratch, values: &Buffer<u32>, n: usize) -> Result<u32> {
+    Ok(reduce(dev, scratch, values, n, VALUE, k::OP_MAX, "reduce_max values")? as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_levels() {
+        let p = Plan::new(1);
+        assert_eq!(&p.levels[..p.depth], &[(0, 1), (1, 1)]);
+        let p = Plan::new(TILE);
+        assert_eq!(&p.levels[..p.depth], &[(0, 1), (1, 1)]);
+        let p = Plan::new(TILE + 1);
+        assert_eq!(&p.levels[..p.depth], &[(0, 2), (2, 1)]);
+        let p = Plan::new(10_000_000);
+        assert_eq!(&p.levels[..p.depth], &[(0, 4883), (4883, 3), (4886, 1)]);
+        assert_eq!(p.sums_len, 4887);
+        let p = Plan::new(TILE * TILE + 1);
+        assert_eq!(&p.levels[..p.depth], &[(0, TILE + 1), (TILE + 1, 2), (TILE + 3, 1)]);
+    }
 }

@@ -1,0 +1,194 @@
+//! Kernels of the last step of the refinement-and-coarsening routine (paper, section
+//! "Refinement and Coarsening": Update Connectivity and Designate Ghosts; section "Grid
+//! Communication" for the ghost and interface cell layers).
+//!
+//! Connectivity runs in separate launches so that no item reads what another item of the
+//! same launch writes: (1) `nbr_child` of the minimal map from the final `child`/`status`;
+//! (2) `nbr` of the children of refined map blocks from their parents' `nbr_child` only;
+//! (3) `nbr_child` and `onb` of those children from their new links; (4) masks.
+//!
+//! Directions are enumerated by nested loops over the offsets (x fastest), which yields
+//! the link index of [`crate::block::link_index`] without divisions.
+
+use super::args::{amr_kernel, ListArgs};
+use super::{status, BLOCK_CHILD_HAS_GHOSTS, BLOCK_HAS_GHOSTS, CELL_GHOST, CELL_INTERFACE, CELL_INTERIOR, NO_CHILD};
+use crate::block::N_SKIP;
+use crate::lattice::Dim;
+
+/// Range of the z offset: `-1..=1` in 3D, `0..=0` in 2D.
+#[inline(always)]
+fn z_range<D: Dim>() -> core::ops::RangeInclusive<i32> {
+    if D::D == 3 {
+        -1..=1
+    } else {
+        0..=0
+    }
+}
+
+/// `nbr_child` value of link `n`: the neighbour's first child, [`NO_CHILD`] for a leaf,
+/// or the link's own sentinel.
+#[inline(always)]
+unsafe fn link_child(p: &super::args::Pool, n: i32) -> i32 {
+    if n < 0 {
+        n
+    } else if status::has_children(*p.status.add(n as usize)) {
+        *p.child.add(n as usize)
+    } else {
+        NO_CHILD
+    }
+}
+
+amr_kernel!(
+    /// Recomputes `nbr_child` of `list[i]` from its links and the final `child`/`status`
+    /// of its neighbours; with `a == 1` also `onb` (any negative link).
+    NeighbourChildren, "amr_neighbour_children", ListArgs, |i, a| {
+        let p = &a.pool;
+        let b = *a.list.add(i) as usize;
+        let nb = D::NEIGHBORS;
+        let mut onb = false;
+        for k in 0..nb {
+            let n = *p.nbr.add(b * nb + k);
+            onb |= n < 0;
+            *p.nbr_child.add(b * nb + k) = link_child(p, n);
+        }
+        if a.a == 1 {
+            *p.onb.add(b) = onb as u32;
+        }
+    }
+);
+
+amr_kernel!(
+    /// Children of the refined blocks of `list`: `out[i N_c + k] = child + k` and
+    /// `out2 = 1`, or `out2 = 0` for leaves.
+    GatherChildren, "amr_gather_children", ListArgs, |i, a| {
+        let p = &a.pool;
+        let b = *a.list.add(i) as usize;
+        let nc = D::CHILDREN;
+        let refined = status::has_children(*p.status.add(b));
+        let c = *p.child.add(b);
+        for k in 0..nc {
+            *a.out.add(i * nc + k) = if refined { (c as usize + k) as u32 } else { 0 };
+            *a.out2.add(i * nc + k) = refined as u32;
+        }
+    }
+);
+
+amr_kernel!(
+    /// **Update Connectivity**. Item `i` over children `y = list[i]` of refined map blocks:
+    /// link `o` of child position `c0` is `q = c0 + o ∈ {-1..2}^D`, in the parent's
+    /// neighbour `O = floor(q / 2)` at child position `q mod 2`: the parent's `nbr_child[O]`
+    /// plus that child index if it is a child ID; `N_SKIP` if the neighbour is a leaf
+    /// (or missing); else the boundary sentinel, passed down. Reads only the parent's
+    /// `nbr_child` (a parent may itself be a child whose `nbr` this launch rewrites).
+    ChildLinks, "amr_child_links", ListArgs, |i, a| {
+        let p = &a.pool;
+        let nb = D::NEIGHBORS;
+        let y = *a.list.add(i) as usize;
+        let q = *p.parent.add(y) as usize;
+        let k = y as i32 - *p.child.add(q);
+        let (px, py, pz) = (k & 1, (k >> 1) & 1, k >> 2);
+        let mut j = 0usize;
+        for oz in z_range::<D>() {
+            for oy in -1..=1i32 {
+                for ox in -1..=1i32 {
+                    let (qx, qy, qz) = (px + ox, py + oy, pz + oz);
+                    // Arithmetic shift and `& 1` are floor division and modulo by 2 for -1..2.
+                    let big = ((qx >> 1) + 1) + 3 * ((qy >> 1) + 1) + if D::D == 3 { 9 * ((qz >> 1) + 1) } else { 0 };
+                    let c = (qx & 1) + 2 * (qy & 1) + 4 * (qz & 1);
+                    let v = *p.nbr_child.add(q * nb + big as usize);
+                    let link = if v >= 0 {
+                        v + c
+                    } else if v == NO_CHILD {
+                        N_SKIP
+                    } else {
+                        v
+                    };
+                    *p.nbr.add(y * nb + j) = link;
+                    j += 1;
+                }
+            }
+        }
+    }
+);
+
+/// Cell-layer count of local coordinate `x` toward block offset `o` on one axis (0 if the
+/// axis is not crossed): the first layer next to the neighbour is 1.
+#[inline(always)]
+fn layer(o: i32, x: i32) -> i32 {
+    if o > 0 {
+        4 - x
+    } else if o < 0 {
+        x + 1
+    } else {
+        0
+    }
+}
+
+/// Whether block `b` has a link to a coarser region (an `N_SKIP` link).
+#[inline(always)]
+unsafe fn has_skip<D: Dim>(p: &super::args::Pool, b: usize) -> bool {
+    let mut s = false;
+    for k in 0..D::NEIGHBORS {
+        s |= *p.nbr.add(b * D::NEIGHBORS + k) == N_SKIP;
+    }
+    s
+}
+
+amr_kernel!(
+    /// **Designate Ghosts**. Item `i` over blocks `list` × `4^D` cells: toward each `N_SKIP`
+    /// direction `o`, the cell's layer is the max over crossed axes of its distance
+    /// (1-based) to that face/edge/corner; layers 1–2 are ghost cells, 3–4 interface cells;
+    /// ghost wins over interface over interior (the codes are ordered that way).
+    CellMasks, "amr_cell_masks", ListArgs, |i, a| {
+        let p = &a.pool;
+        let nb = D::NEIGHBORS;
+        let m = D::BLOCK_CELLS;
+        let b = *a.list.add(i / m) as usize;
+        let t = i & (m - 1);
+        let (x, y, z) = ((t & 3) as i32, ((t >> 2) & 3) as i32, (t >> 4) as i32);
+        let mut v = CELL_INTERIOR;
+        let mut j = 0usize;
+        for oz in z_range::<D>() {
+            for oy in -1..=1i32 {
+                for ox in -1..=1i32 {
+                    if *p.nbr.add(b * nb + j) == N_SKIP {
+                        let l = layer(ox, x).max(layer(oy, y)).max(layer(oz, z));
+                        let c = if l <= 2 {
+                            CELL_GHOST
+                        } else if l <= 4 {
+                            CELL_INTERFACE
+                        } else {
+                            CELL_INTERIOR
+                        };
+                        v = v.max(c);
+                    }
+                    j += 1;
+                }
+            }
+        }
+        *p.cell_mask.add(b * m + t) = v;
+    }
+);
+
+amr_kernel!(
+    /// **Designate Ghosts**, block masks. Item `i` over `list`: [`BLOCK_HAS_GHOSTS`] if the
+    /// block has a non-interior cell (exactly when one of its links is `N_SKIP`),
+    /// [`BLOCK_CHILD_HAS_GHOSTS`] if a child has. Derived from links, not from other
+    /// items' masks, so the launch has no read/write overlap.
+    BlockMasks, "amr_block_masks", ListArgs, |i, a| {
+        let p = &a.pool;
+        let b = *a.list.add(i) as usize;
+        let mut mask = if has_skip::<D>(p, b) { BLOCK_HAS_GHOSTS } else { 0 };
+        if status::has_children(*p.status.add(b)) {
+            let c = *p.child.add(b) as usize;
+            let mut any = false;
+            for k in 0..D::CHILDREN {
+                any |= has_skip::<D>(p, c + k);
+            }
+            if any {
+                mask |= BLOCK_CHILD_HAS_GHOSTS;
+            }
+        }
+        *p.block_mask.add(b) = mask;
+    }
+);

@@ -1,0 +1,225 @@
+//! Kernels of the first steps of the refinement-and-coarsening routine (paper, section
+//! "Refinement and Coarsening"): Preparation, Minimal Map, Map Gaps to Marked Blocks and
+//! Enforcement of 2:1 Balancing, plus small list utilities used by every step.
+//!
+//! Each work item writes only the locations of its own block (or its own list slot), and
+//! reads nothing another item of the same launch writes: the kernels are deterministic and
+//! race-free on both backends.
+
+use super::args::{amr_kernel, ListArgs};
+use super::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZE, NO_CHILD};
+use crate::block::N_SKIP;
+
+/// Whether a mark asks for refinement.
+#[inline(always)]
+pub const fn is_refine_mark(m: i32) -> bool {
+    m == MARK_REFINE || m == MARK_REFINE_FREEZE
+}
+
+amr_kernel!(
+    /// **Preparation** (sanitize the marks). Item `i`, block `b = list[i]` (the active
+    /// blocks): `out[i] = 1` if `b` is a leaf marked for refinement below the level limit
+    /// `a` (= `max_levels`) whose same-level neighbours all exist (2:1: no `N_SKIP` link —
+    /// the children would touch a region two levels coarser); `out2[i] = 1` if `b` is
+    /// `REFINED` (all children leaves, not permanent) and every child is marked
+    /// [`MARK_COARSEN`]. Statuses are not touched, so a refused adapt leaves the forest as
+    /// it was.
+    Sanitize, "amr_sanitize", ListArgs, |i, a| {
+        let p = &a.pool;
+        let b = *a.list.add(i) as usize;
+        let s = *p.status.add(b);
+        let mut refine = 0u32;
+        let mut coarsen = 0u32;
+        if s == status::UNREFINED && is_refine_mark(*p.mark.add(b)) && *p.level.add(b) + 1 < a.a {
+            let mut ok = true;
+            for k in 0..D::NEIGHBORS {
+                ok &= *p.nbr.add(b * D::NEIGHBORS + k) != N_SKIP;
+            }
+            refine = ok as u32;
+        } else if s == status::REFINED {
+            let c = *p.child.add(b) as usize;
+            let mut all = true;
+            for k in 0..D::CHILDREN {
+                all &= *p.status.add(c + k) == status::UNREFINED && *p.mark.add(c + k) == MARK_COARSEN;
+            }
+            coarsen = all as u32;
+        }
+        *a.out.add(i) = refine;
+        *a.out2.add(i) = coarsen;
+    }
+);
+
+amr_kernel!(
+    /// `status[list[i]] = a` (list IDs distinct).
+    SetStatus, "amr_set_status", ListArgs, |i, a| {
+        *a.pool.status.add(*a.list.add(i) as usize) = a.a;
+    }
+);
+
+amr_kernel!(
+    /// `status[list[i]] = aux[i]` (list IDs distinct).
+    WriteStatus, "amr_write_status", ListArgs, |i, a| {
+        *a.pool.status.add(*a.list.add(i) as usize) = *a.aux.add(i) as i32;
+    }
+);
+
+amr_kernel!(
+    /// `mark[list[i]] = a` for active blocks (list IDs distinct).
+    SetMark, "amr_set_mark", ListArgs, |i, a| {
+        let b = *a.list.add(i) as usize;
+        if *a.pool.status.add(b) != status::INACTIVE {
+            *a.pool.mark.add(b) = a.a;
+        }
+    }
+);
+
+amr_kernel!(
+    /// `mark[list[i]] = aux[i]` for active blocks (list IDs distinct).
+    WriteMark, "amr_write_mark", ListArgs, |i, a| {
+        let b = *a.list.add(i) as usize;
+        if *a.pool.status.add(b) != status::INACTIVE {
+            *a.pool.mark.add(b) = *a.aux.add(i) as i32;
+        }
+    }
+);
+
+amr_kernel!(
+    /// `mark[list[i]] = MARK_NONE`: the marks are consumed by one adapt.
+    ClearMarks, "amr_clear_marks", ListArgs, |i, a| {
+        *a.pool.mark.add(*a.list.add(i) as usize) = MARK_NONE;
+    }
+);
+
+amr_kernel!(
+    /// `out[i] = 1` if `list[i]` is a leaf, else 0.
+    FlagLeaves, "amr_flag_leaves", ListArgs, |i, a| {
+        *a.out.add(i) = (*a.pool.status.add(*a.list.add(i) as usize) == status::UNREFINED) as u32;
+    }
+);
+
+amr_kernel!(
+    /// Leaf geometry for the host: `out[4i..4i+4] = (level, origin)` of `list[i]`.
+    Geometry, "amr_geometry", ListArgs, |i, a| {
+        let p = &a.pool;
+        let b = *a.list.add(i) as usize;
+        *a.out.add(4 * i) = *p.level.add(b) as u32;
+        *a.out.add(4 * i + 1) = *p.origin.add(3 * b) as u32;
+        *a.out.add(4 * i + 2) = *p.origin.add(3 * b + 1) as u32;
+        *a.out.add(4 * i + 3) = *p.origin.add(3 * b + 2) as u32;
+    }
+);
+
+amr_kernel!(
+    /// **Minimal Map**, first pass. Item `i` over the marked blocks `list`: copies their
+    /// `3^D` links (the centre one is the block itself) to `out[i 3^D + k]`, with
+    /// `out2 = 1` for valid IDs and 0 for sentinels (compacted, sorted and made unique by
+    /// the host with the primitives).
+    GatherNeighbours, "amr_gather_neighbours", ListArgs, |i, a| {
+        let b = *a.list.add(i) as usize;
+        let nb = D::NEIGHBORS;
+        for k in 0..nb {
+            let n = *a.pool.nbr.add(b * nb + k);
+            *a.out.add(i * nb + k) = if n >= 0 { n as u32 } else { 0 };
+            *a.out2.add(i * nb + k) = (n >= 0) as u32;
+        }
+    }
+);
+
+amr_kernel!(
+    /// **Map Gaps to Marked Blocks**. Item `i` over the blocks to refine (ascending IDs):
+    /// `child[list[i]]` = its first child, `aux[a − 1 − i N_c]` where `aux` is the gap set
+    /// and `a` its length: gaps are taken from the end (smallest free IDs first), and each
+    /// group of `N_c` read backwards is contiguous and ascending.
+    AssignChildren, "amr_assign_children", ListArgs, |i, a| {
+        let b = *a.list.add(i) as usize;
+        *a.pool.child.add(b) = *a.aux.add(a.a as usize - 1 - i * D::CHILDREN) as i32;
+    }
+);
+
+amr_kernel!(
+    /// **Map Gaps to Marked Blocks**, connectivity. Item `i` over the minimal map: every
+    /// link to a block marked for refinement gets `nbr_child` = that block's new first
+    /// child. Writes only the item's own `nbr_child` row.
+    MapRefinedNeighbours, "amr_map_refined_neighbours", ListArgs, |i, a| {
+        let p = &a.pool;
+        let b = *a.list.add(i) as usize;
+        let nb = D::NEIGHBORS;
+        for k in 0..nb {
+            let n = *p.nbr.add(b * nb + k);
+            if n >= 0 && *p.status.add(n as usize) == status::MARKED_REFINE {
+                *p.nbr_child.add(b * nb + k) = *p.child.add(n as usize);
+            }
+        }
+    }
+);
+
+amr_kernel!(
+    /// **Enforcement of 2:1 Balancing** (b). Item `i` over the blocks marked for coarsening:
+    /// a child violates if any of its `nbr_child` is a child ID (a neighbour of the child —
+    /// itself included — has or will get children, which would then touch a block two
+    /// levels coarser). If any child violates, the block reverts to `REFINED` and
+    /// `out[i] = 0`; else `out[i] = 1`.
+    CheckCoarsen, "amr_check_coarsen", ListArgs, |i, a| {
+        let p = &a.pool;
+        let b = *a.list.add(i) as usize;
+        let c = *p.child.add(b) as usize;
+        let nb = D::NEIGHBORS;
+        let mut violated = false;
+        for k in 0..D::CHILDREN * nb {
+            violated |= *p.nbr_child.add(c * nb + k) >= 0;
+        }
+        if violated {
+            *p.status.add(b) = status::REFINED;
+        }
+        *a.out.add(i) = (!violated) as u32;
+    }
+);
+
+amr_kernel!(
+    /// **Enforcement of 2:1 Balancing**, connectivity. Item `i` over the blocks that will be
+    /// coarsened: each neighbour (centre excluded: S4/S5 still need the block's children)
+    /// records that the block loses its children (`nbr_child` toward it = `NO_CHILD`). Two
+    /// items never write the same entry: the entry of neighbour `n` in direction `d` names
+    /// the single block `nbr[n][d]`.
+    UnmapCoarsened, "amr_unmap_coarsened", ListArgs, |i, a| {
+        let p = &a.pool;
+        let b = *a.list.add(i) as usize;
+        let nb = D::NEIGHBORS;
+        let centre = nb / 2;
+        for k in 0..nb {
+            let n = *p.nbr.add(b * nb + k);
+            if k != centre && n >= 0 {
+                *p.nbr_child.add(n as usize * nb + (nb - 1 - k)) = NO_CHILD;
+            }
+        }
+    }
+);
+
+amr_kernel!(
+    /// Sort keys by level: `out[i] = level[list[i]] + 1` (the level of the children) and
+    /// `out2[i] = child[list[i]]` if `a == 1`, else `list[i]`.
+    LevelKeys, "amr_level_keys", ListArgs, |i, a| {
+        let p = &a.pool;
+        let b = *a.list.add(i) as usize;
+        *a.out.add(i) = (*p.level.add(b) + 1) as u32;
+        *a.out2.add(i) = if a.a == 1 { *p.child.add(b) as u32 } else { b as u32 };
+    }
+);
+
+amr_kernel!(
+    /// Item `l` (`0 ..= MAX_LEVELS`): `out[l]` = first index of `aux[0..a]` (ascending
+    /// keys) with key `≥ l`, by binary search. Differences of consecutive entries are the
+    /// per-level counts.
+    LevelOffsets, "amr_level_offsets", ListArgs, |i, a| {
+        let (mut lo, mut hi) = (0usize, a.a as usize);
+        while lo < hi {
+            let mid = (lo + hi) >> 1;
+            if (*a.aux.add(mid) as usize) < i {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        *a.out.add(i) = lo as u32;
+    }
+);

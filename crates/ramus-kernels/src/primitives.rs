@@ -1,0 +1,456 @@
+//! Per-element kernels of the device-parallel primitives (exclusive scan, stream
+//! compaction, radix sort, unique, scatter, reductions) used by the AMR routine; the
+//! host side is `ramus::backend::primitives`.
+//!
+//! # Scan layout (both backends)
+//! The input is cut into tiles of [`TILE`] items. A tile pass ([`ScanArgs`]) writes the
+//! *tile-local* exclusive scan of the (predicate-mapped) items and one `u64` total per
+//! tile; the tile totals are scanned the same way, recursively, until one tile is left.
+//! Consumers (compaction, split scatter) then add the scanned tile offset themselves:
+//! `global[i] = local[i] + offsets[i >> TILE_SHIFT]`. On CUDA the tile pass is the
+//! cooperative kernel of `crate::ptx` (256 threads × 8 items, shared memory); on the CPU
+//! it is [`ScanTileSerial`], one work item per tile. Both compute the same integers, so
+//! every primitive is bitwise identical on the two backends.
+//!
+//! Element kernels that only move data ([`Scatter`], [`CompactValues`]) are instantiated
+//! per element *size* ([`Word`]: `u8`, `u32`, `u64`); the host reinterprets any element
+//! type of that size.
+
+use crate::launch::Kernel;
+
+/// log2 of [`TILE`].
+pub const TILE_SHIFT: u32 = 11;
+/// Items per scan tile.
+pub const TILE: usize = 1 << TILE_SHIFT;
+/// Threads per CTA of the cooperative CUDA tile scan.
+pub const SCAN_CTA: u32 = 256;
+/// Items per thread of the cooperative CUDA tile scan (`SCAN_CTA * SCAN_ITEMS == TILE`).
+pub const SCAN_ITEMS: u32 = 8;
+/// `u64` slots of shared memory the cooperative tile scan uses: the padded tile
+/// (one pad slot per 8 items) followed by the 256 thread totals.
+pub const SCAN_SHARED_WORDS: usize = TILE + TILE / 8 + SCAN_CTA as usize;
+const _: () = assert!(SCAN_CTA as usize * SCAN_ITEMS as usize == TILE && SCAN_ITEMS == 8);
+/// Dynamic shared memory of the cooperative tile scan, in bytes.
+pub const SCAN_SHARED_BYTES: u32 = (SCAN_SHARED_WORDS * 8) as u32;
+
+/// Predicate mode: the item is `(x >> shift) & mask`.
+pub const MODE_VALUE: u32 = 0;
+/// Predicate mode: 1 if `(x >> shift) & mask != 0`, else 0.
+pub const MODE_NONZERO: u32 = 1;
+/// Predicate mode: 1 if `(x >> shift) & mask == 0`, else 0.
+pub const MODE_ZERO: u32 = 2;
+/// Predicate mode: 1 if `i == 0` or `x[i] != x[i - 1]` (run heads of a sorted array).
+pub const MODE_HEAD: u32 = 3;
+
+/// Combining operation: wrapping `u64` sum.
+pub const OP_SUM: u32 = 0;
+/// Combining operation: maximum (identity 0).
+pub const OP_MAX: u32 = 1;
+
+/// Predicate of item `i` of a `u32` array (see the `MODE_*` constants).
+///
+/// # Safety
+/// `x` must be valid for reading item `i` (and `i - 1` for [`MODE_HEAD`]).
+#[inline(always)]
+pub unsafe fn predicate(x: *const u32, i: usize, shift: u32, mask: u32, mode: u32) -> u32 {
+    let v = *x.add(i);
+    if mode == MODE_HEAD {
+        (i == 0 || v != *x.add(i - 1)) as u32
+    } else {
+        let b = (v >> shift) & mask;
+        if mode == MODE_NONZERO {
+            (b != 0) as u32
+        } else if mode == MODE_ZERO {
+            (b == 0) as u32
+        } else {
+            b
+        }
+    }
+}
+
+/// `a ⊕ b` for [`OP_SUM`] / [`OP_MAX`].
+#[inline(always)]
+pub fn combine(op: u32, a: u64, b: u64) -> u64 {
+    if op == OP_SUM {
+        a.wrapping_add(b)
+    } else if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Element type of a scan input.
+pub trait ScanIn: Copy + 'static {
+    /// Type suffix of the entry point.
+    const SUFFIX: &'static str;
+    /// Item `i` as the scan sees it (`u32`: mapped by the predicate; `u64`: as is).
+    ///
+    /// # Safety
+    /// As for [`predicate`].
+    unsafe fn load(p: *const Self, i: usize, shift: u32, mask: u32, mode: u32) -> u64;
+}
+
+impl ScanIn for u32 {
+    const SUFFIX: &'static str = "u32";
+    #[inline(always)]
+    unsafe fn load(p: *const u32, i: usize, shift: u32, mask: u32, mode: u32) -> u64 {
+        predicate(p, i, shift, mask, mode) as u64
+    }
+}
+
+impl ScanIn for u64 {
+    const SUFFIX: &'static str = "u64";
+    #[inline(always)]
+    unsafe fn load(p: *const u64, i: usize, _: u32, _: u32, _: u32) -> u64 {
+        *p.add(i)
+    }
+}
+
+/// Element type of a scan output (`u32` output wraps).
+pub trait ScanOut: Copy + 'static {
+    /// Type suffix of the entry point.
+    const SUFFIX: &'static str;
+    /// Truncating conversion.
+    fn from_u64(v: u64) -> Self;
+    /// Widening conversion.
+    fn to_u64(self) -> u64;
+}
+
+impl ScanOut for u32 {
+    const SUFFIX: &'static str = "u32";
+    #[inline(always)]
+    fn from_u64(v: u64) -> u32 {
+        v as u32
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+}
+
+impl ScanOut for u64 {
+    const SUFFIX: &'static str = "u64";
+    #[inline(always)]
+    fn from_u64(v: u64) -> u64 {
+        v
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self
+    }
+}
+
+crate::kernel_args! {
+    /// One tile pass of the scan: for every tile `t` of `input[..n]`, the tile-local
+    /// exclusive `op`-scan of the loaded items into `output` (skipped if `output` is
+    /// null; may equal `input`), and the tile's total into `sums[t]`.
+    pub struct ScanArgs<I, O> {
+        pub input: *const I,
+        pub output: *mut O,
+        pub sums: *mut u64,
+        pub n: u64,
+        pub shift: u32,
+        pub mask: u32,
+        pub mode: u32,
+        pub op: u32,
+    }
+}
+
+/// The tile pass on the CPU: work item `t` scans tile `t` serially (CUDA runs the
+/// cooperative kernel `prim_scan_tiles_*` instead, with the same result).
+pub struct ScanTileSerial<I, O>(core::marker::PhantomData<(I, O)>);
+
+impl<I: ScanIn, O: ScanOut> Kernel for ScanTileSerial<I, O> {
+    const NAME: &'static str = "prim_scan_tile_serial";
+    const SUFFIX: &'static str = I::SUFFIX;
+    type Args = ScanArgs<I, O>;
+
+    #[inline(always)]
+    unsafe fn run(t: usize, a: &ScanArgs<I, O>) {
+        let n = a.n as usize;
+        let start = t << TILE_SHIFT;
+        let end = if start + TILE < n { start + TILE } else { n };
+        let mut acc = 0u64;
+        let mut i = start;
+        while i < end {
+            let v = I::load(a.input, i, a.shift, a.mask, a.mode);
+            if !a.output.is_null() {
+                *a.output.add(i) = O::from_u64(acc);
+            }
+            acc = combine(a.op, acc, v);
+            i += 1;
+        }
+        *a.sums.add(t) = acc;
+    }
+}
+
+/// The view of one CTA that the cooperative tile scan needs: on CUDA the thread and block
+/// indices, `__syncthreads` and the dynamic shared memory (`crate::ptx`); a test can
+/// emulate a CTA with host threads and a barrier to run the very same code.
+pub trait Cta {
+    /// Thread index in the CTA, `< SCAN_CTA`.
+    fn thread(&self) -> usize;
+    /// CTA index in the grid: the tile.
+    fn block(&self) -> usize;
+    /// Barrier of all threads of the CTA, ordering their shared-memory accesses.
+    fn sync(&self);
+    /// The CTA's shared memory, at least [`SCAN_SHARED_WORDS`] `u64`s.
+    fn shared(&self) -> *mut u64;
+}
+
+/// Padded tile items in shared memory; the thread totals follow.
+const PADDED: usize = TILE + TILE / 8;
+
+/// Shared-memory slot of tile item `j`: one pad slot per 8 items, so that a thread reading
+/// its items `8t..8t+8` (stride 9 slots) does not hit its neighbours' banks.
+#[inline(always)]
+fn pad(j: usize) -> usize {
+    j + (j >> 3)
+}
+
+/// The cooperative tile pass (see [`ScanArgs`]), run by each of the [`SCAN_CTA`] threads
+/// of CTA `b`, which scans tile `b`:
+///
+/// 1. coalesced load of the tile (item `k·256 + t` by thread `t`) into shared memory,
+///    items past `n` as the identity 0;
+/// 2. thread `t` scans items `8t..8t+8` serially in place, keeping its total;
+/// 3. Hillis–Steele inclusive scan of the 256 thread totals;
+/// 4. coalesced write of `thread prefix ⊕ item prefix`, and the tile total.
+///
+/// Every thread reaches every [`Cta::sync`] (no early exit); loops have constant or
+/// uniform trip counts and index shared memory, never a local array.
+///
+/// # Safety
+/// Launched with exactly [`SCAN_CTA`] threads per CTA, one CTA per tile, and
+/// [`SCAN_SHARED_BYTES`] of shared memory; pointers as for [`ScanArgs`].
+#[inline(always)]
+pub unsafe fn scan_tile_cooperative<C: Cta, I: ScanIn, O: ScanOut>(cta: &C, a: &ScanArgs<I, O>) {
+    const CTA: usize = SCAN_CTA as usize;
+    const ITEMS: usize = SCAN_ITEMS as usize;
+    let smem = cta.shared();
+    let totals = smem.add(PADDED);
+    let t = cta.thread();
+    let tile = cta.block();
+    let base = tile * TILE;
+    let n = a.n as usize;
+    let op = a.op;
+
+    let mut k = 0;
+    while k < ITEMS {
+        let j = k * CTA + t;
+        let idx = base + j;
+        let v = if idx < n { I::load(a.input, idx, a.shift, a.mask, a.mode) } else { 0 };
+        *smem.add(pad(j)) = v;
+        k += 1;
+    }
+    cta.sync();
+
+    let mut acc = 0u64;
+    let mut k = 0;
+    while k < ITEMS {
+        let p = smem.add(pad(t * ITEMS + k));
+        let v = *p;
+        *p = acc;
+        acc = combine(op, acc, v);
+        k += 1;
+    }
+    *totals.add(t) = acc;
+    cta.sync();
+
+    let mut d = 1;
+    while d < CTA {
+        let mut x = *totals.add(t);
+        if t >= d {
+            x = combine(op, *totals.add(t - d), x);
+        }
+        cta.sync();
+        *totals.add(t) = x;
+        cta.sync();
+        d <<= 1;
+    }
+
+    if t == 0 {
+        *a.sums.add(tile) = *totals.add(CTA - 1);
+    }
+    if !a.output.is_null() {
+        let mut k = 0;
+        while k < ITEMS {
+            let j = k * CTA + t;
+            let idx = base + j;
+            if idx < n {
+                let owner = j >> 3; // j / ITEMS
+                let before = if owner == 0 { 0 } else { *totals.add(owner - 1) };
+                *a.output.add(idx) = O::from_u64(combine(op, before, *smem.add(pad(j))));
+            }
+            k += 1;
+        }
+    }
+}
+
+crate::kernel_args! {
+    /// `data[i] += offsets[i >> TILE_SHIFT]` (wrapping) for `i < n`.
+    pub struct AddOffsetsArgs<O> {
+        pub data: *mut O,
+        pub offsets: *const u64,
+    }
+}
+
+/// Adds scanned tile offsets to a tile-local scan.
+pub struct AddOffsets<O>(core::marker::PhantomData<O>);
+
+impl<O: ScanOut> Kernel for AddOffsets<O> {
+    const NAME: &'static str = "prim_add_offsets";
+    const SUFFIX: &'static str = O::SUFFIX;
+    type Args = AddOffsetsArgs<O>;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &AddOffsetsArgs<O>) {
+        let p = a.data.add(i);
+        *p = O::from_u64((*p).to_u64().wrapping_add(*a.offsets.add(i >> TILE_SHIFT)));
+    }
+}
+
+/// Global position of item `i` from the tile-local scan and the scanned tile offsets.
+#[inline(always)]
+unsafe fn position(local: *const u32, offsets: *const u64, i: usize) -> usize {
+    ((*local.add(i) as u64).wrapping_add(*offsets.add(i >> TILE_SHIFT)) as u32) as usize
+}
+
+crate::kernel_args! {
+    /// Stream compaction of indices: `out[pos(i)] = i` where the predicate of `flags[i]`
+    /// holds (`local`/`offsets`: the scan of that predicate).
+    pub struct CompactIndicesArgs {
+        pub flags: *const u32,
+        pub local: *const u32,
+        pub offsets: *const u64,
+        pub out: *mut u32,
+        pub shift: u32,
+        pub mask: u32,
+        pub mode: u32,
+    }
+}
+
+/// Writes the indices whose predicate holds to their compacted positions.
+pub struct CompactIndices;
+
+impl Kernel for CompactIndices {
+    const NAME: &'static str = "prim_compact_indices";
+    const SUFFIX: &'static str = "";
+    type Args = CompactIndicesArgs;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &CompactIndicesArgs) {
+        if predicate(a.flags, i, a.shift, a.mask, a.mode) != 0 {
+            *a.out.add(position(a.local, a.offsets, i)) = i as u32;
+        }
+    }
+}
+
+/// A plain element of a given size, for data-moving kernels.
+pub trait Word: Copy + 'static {
+    /// Type suffix of the entry point (`b1`, `b4`, `b8`: bytes per element).
+    const SUFFIX: &'static str;
+}
+impl Word for u8 {
+    const SUFFIX: &'static str = "b1";
+}
+impl Word for u32 {
+    const SUFFIX: &'static str = "b4";
+}
+impl Word for u64 {
+    const SUFFIX: &'static str = "b8";
+}
+
+crate::kernel_args! {
+    /// Stream compaction of values: `out[pos(i)] = values[i]` where the predicate of
+    /// `flags[i]` holds.
+    pub struct CompactValuesArgs<T> {
+        pub flags: *const u32,
+        pub values: *const T,
+        pub local: *const u32,
+        pub offsets: *const u64,
+        pub out: *mut T,
+        pub shift: u32,
+        pub mask: u32,
+        pub mode: u32,
+    }
+}
+
+/// Writes the values whose predicate holds to their compacted positions.
+pub struct CompactValues<T>(core::marker::PhantomData<T>);
+
+impl<T: Word> Kernel for CompactValues<T> {
+    const NAME: &'static str = "prim_compact";
+    const SUFFIX: &'static str = T::SUFFIX;
+    type Args = CompactValuesArgs<T>;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &CompactValuesArgs<T>) {
+        if predicate(a.flags, i, a.shift, a.mask, a.mode) != 0 {
+            *a.out.add(position(a.local, a.offsets, i)) = *a.values.add(i);
+        }
+    }
+}
+
+crate::kernel_args! {
+    /// `out[indices[i]] = values[i]`.
+    pub struct ScatterArgs<T> {
+        pub values: *const T,
+        pub indices: *const u32,
+        pub out: *mut T,
+    }
+}
+
+/// Scatter through an index map (indices distinct).
+pub struct Scatter<T>(core::marker::PhantomData<T>);
+
+impl<T: Word> Kernel for Scatter<T> {
+    const NAME: &'static str = "prim_scatter";
+    const SUFFIX: &'static str = T::SUFFIX;
+    type Args = ScatterArgs<T>;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &ScatterArgs<T>) {
+        *a.out.add(*a.indices.add(i) as usize) = *a.values.add(i);
+    }
+}
+
+crate::kernel_args! {
+    /// One stable split of an LSD radix sort on bit `bit`: items whose bit is 0 keep
+    /// their order at the front, the others follow. `local`/`offsets` are the scan of
+    /// "bit is 0", `zeros` points at its total.
+    pub struct SplitArgs {
+        pub keys_in: *const u32,
+        pub values_in: *const u32,
+        pub local: *const u32,
+        pub offsets: *const u64,
+        pub zeros: *const u64,
+        pub keys_out: *mut u32,
+        pub values_out: *mut u32,
+        pub bit: u32,
+    }
+}
+
+/// Stable split scatter of (key, value) pairs by one key bit.
+pub struct SplitScatter;
+
+impl Kernel for SplitScatter {
+    const NAME: &'static str = "prim_split_scatter";
+    const SUFFIX: &'static str = "";
+    type Args = SplitArgs;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &SplitArgs) {
+        let k = *a.keys_in.add(i);
+        let before = position(a.local, a.offsets, i); // zeros before i
+        let p = if (k >> a.bit) & 1 == 0 {
+            before
+        } else {
+            // ones before i = i - before; they follow all zeros.
+            (*a.zeros as usize) + i - before
+        };
+        *a.keys_out.add(p) = k;
+        *a.values_out.add(p) = *a.values_in.add(i);
+    }
+}

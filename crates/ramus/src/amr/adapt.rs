@@ -1,0 +1,349 @@
+//! The refinement-and-coarsening routine (paper, section "Refinement and Coarsening"):
+//! a preparation step and eight steps, all on the device through the kernels of
+//! [`ramus_kernels::amr`] and the primitives of [`crate::backend::primitives`].
+//!
+//! The host only reads scalar counts back (primitive return values and the per-level
+//! offsets of the sorted level keys, `max_levels + 1` integers), never block arrays. Work
+//! is proportional to the active blocks (the Preparation scan of the ID sets, the ID-set
+//! removal of the affected levels) and to the marked blocks and their neighbourhoods (every
+//! other step works on compacted lists), never to the pool capacity. Every kernel is
+//! deterministic and race-free, so the CPU and CUDA backends build identical forests.
+
+use std::time::{Duration, Instant};
+
+use ramus_kernels::amr::build::{
+    AppendChildren, BranchStatus, BuildChildren, FinalizeCoarsened, FinalizeRefined, FlagRemoved, GatherParents,
+    MarkRemoved, PushGaps, ResetRemoved,
+};
+use ramus_kernels::amr::connect::{BlockMasks, CellMasks, ChildLinks, GatherChildren, NeighbourChildren};
+use ramus_kernels::amr::select::{
+    AssignChildren, CheckCoarsen, ClearMarks, GatherNeighbours, LevelKeys, LevelOffsets, MapRefinedNeighbours,
+    Sanitize, SetStatus, UnmapCoarsened, WriteStatus,
+};
+use ramus_kernels::amr::status;
+use ramus_kernels::Dim;
+
+use super::workspace::{ensure, key_bits, AdaptWorkspace};
+use super::{metadata_bytes_per_block, Mesh};
+use crate::backend::primitives as prim;
+use crate::backend::Device;
+use crate::error::{Error, Result};
+
+/// Names of the timed steps, in order (paper: Preparation, then steps 1–8).
+pub const ADAPT_STEPS: [&str; 9] = ["Pre", "S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8"];
+
+/// What one [`Mesh::adapt`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdaptReport {
+    /// Blocks refined (each gained `2^D` children).
+    pub refined: usize,
+    /// Blocks coarsened (each lost its children).
+    pub coarsened: usize,
+    /// Wall time of each step ([`ADAPT_STEPS`]), measured after a device synchronisation.
+    pub per_step: [(&'static str, Duration); 9],
+}
+
+impl AdaptReport {
+    /// Total wall time.
+    pub fn total(&self) -> Duration {
+        self.per_step.iter().map(|s| s.1).sum()
+    }
+}
+
+/// Per-step stopwatch; each lap waits for the device first.
+struct Clock {
+    dev: Device,
+    t: Instant,
+    steps: [(&'static str, Duration); 9],
+}
+
+impl Clock {
+    fn new(dev: Device) -> Self {
+        let mut steps = [("", Duration::ZERO); 9];
+        for (s, n) in steps.iter_mut().zip(ADAPT_STEPS) {
+            s.0 = n;
+        }
+        Clock { dev, t: Instant::now(), steps }
+    }
+
+    fn lap(&mut self, step: usize) -> Result<()> {
+        self.dev.synchronize()?;
+        let now = Instant::now();
+        self.steps[step].1 = now - self.t;
+        self.t = now;
+        Ok(())
+    }
+}
+
+impl<D: Dim> Mesh<D> {
+    /// Applies the marks (refine / coarsen requests, see [`Mesh::mark_blocks`] and the other
+    /// marking functions) with temporaries allocated for this call; see [`Self::adapt_with`].
+    pub fn adapt(&mut self) -> Result<AdaptReport> {
+        let mut ws = AdaptWorkspace::new(&self.device)?;
+        self.adapt_with(&mut ws)
+    }
+
+    /// Applies the marks, refining and coarsening all levels at once while keeping the
+    /// forest 2:1 balanced; clears every mark. Refinement requests that would break 2:1
+    /// balance (a same-level neighbour missing) or exceed `max_levels` are ignored;
+    /// coarsening happens only where all siblings ask, the parent is `REFINED`, and no
+    /// sibling touches a block that has or gets children (otherwise it is reverted).
+    ///
+    /// If the gap set cannot hold the new children, returns [`Error::OutOfMemory`] for
+    /// "the block pool" with the forest unchanged (marks cleared).
+    pub fn adapt_with(&mut self, ws: &mut AdaptWorkspace) -> Result<AdaptReport> {
+        let dev = self.device.clone();
+        let mut clock = Clock::new(dev.clone());
+        let nc = D::CHILDREN;
+        let nb = D::NEIGHBORS;
+        let bits = key_bits(self.capacity);
+
+        // Preparation: sanitize the marks, count the requests.
+        let n_act = self.gather_active(ws)?;
+        ensure(&dev, &mut ws.fa, n_act)?;
+        ensure(&dev, &mut ws.fb, n_act)?;
+        let mut a = self.args(dev.cptr(&ws.active));
+        a.out = dev.ptr(&mut ws.fa);
+        a.out2 = dev.ptr(&mut ws.fb);
+        a.a = self.spec.max_levels as i32;
+        self.run::<Sanitize<D>>(n_act, a)?;
+        let n_r = prim::count_nonzero(&dev, &mut ws.scratch, &ws.fa, n_act)?;
+        let n_c = prim::count_nonzero(&dev, &mut ws.scratch, &ws.fb, n_act)?;
+        if n_r + n_c == 0 {
+            self.clear_marks(ws, n_act)?;
+            clock.lap(0)?;
+            return Ok(AdaptReport { refined: 0, coarsened: 0, per_step: clock.steps });
+        }
+        let taken = n_r * nc;
+        if taken > self.gap_count {
+            // Nothing has been written yet but the marks: the forest stays valid.
+            self.clear_marks(ws, n_act)?;
+            let per = metadata_bytes_per_block::<D>(self.spec.max_levels) as u64;
+            return Err(Error::OutOfMemory {
+                what: "the block pool".into(),
+                needed: taken as u64 * per,
+                available: self.gap_count as u64 * per,
+            });
+        }
+        ensure(&dev, &mut ws.r, n_r)?;
+        ensure(&dev, &mut ws.c, n_c)?;
+        prim::compact(&dev, &mut ws.scratch, &ws.fa, &ws.active, n_act, &mut ws.r)?;
+        prim::compact(&dev, &mut ws.scratch, &ws.fb, &ws.active, n_act, &mut ws.c)?;
+        // Ascending IDs: children are assigned in this order (S2), independent of ID-set order.
+        ensure(&dev, &mut ws.vals, n_r.max(n_c))?;
+        prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.r, &mut ws.vals, n_r, bits)?;
+        prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.c, &mut ws.vals, n_c, bits)?;
+        self.set_status(dev.cptr(&ws.r), n_r, status::MARKED_REFINE)?;
+        self.set_status(dev.cptr(&ws.c), n_c, status::MARKED_COARSEN)?;
+        let n_k = n_r + n_c;
+        ensure(&dev, &mut ws.k, n_k)?;
+        dev.copy(&ws.r, n_r, &mut ws.k, 0)?;
+        dev.copy(&ws.c, n_c, &mut ws.k, n_r)?;
+        clock.lap(0)?;
+
+        // S1 Minimal Map: the marked blocks and their same-level neighbours, sorted, unique.
+        ensure(&dev, &mut ws.t1, n_k * nb)?;
+        ensure(&dev, &mut ws.t2, n_k * nb)?;
+        let mut a = self.args(dev.cptr(&ws.k));
+        a.out = dev.ptr(&mut ws.t1);
+        a.out2 = dev.ptr(&mut ws.t2);
+        self.run::<GatherNeighbours<D>>(n_k, a)?;
+        let n_m = sort_unique(&dev, ws, n_k * nb, bits, Target::Map)?;
+        clock.lap(1)?;
+
+        // S2 Map Gaps to Marked Blocks: first children from the end of the gap set, then
+        // the map's links to refined blocks record them in `nbr_child`.
+        if n_r > 0 {
+            let gaps = dev.cptr(&self.gaps);
+            let mut a = self.args(dev.cptr(&ws.r));
+            a.aux = gaps;
+            a.a = self.gap_count as i32;
+            self.run::<AssignChildren<D>>(n_r, a)?;
+            let a = self.args(dev.cptr(&ws.map));
+            self.run::<MapRefinedNeighbours<D>>(n_m, a)?;
+        }
+        clock.lap(2)?;
+
+        // S3 Enforcement of 2:1 Balancing: revert coarsenings next to (future) children,
+        // then tell the neighbours of the rest that their children go.
+        let mut n_c2 = 0;
+        if n_c > 0 {
+            let mut a = self.args(dev.cptr(&ws.c));
+            a.out = dev.ptr(&mut ws.fa);
+            self.run::<CheckCoarsen<D>>(n_c, a)?;
+            ensure(&dev, &mut ws.c2, n_c)?;
+            n_c2 = prim::compact(&dev, &mut ws.scratch, &ws.fa, &ws.c, n_c, &mut ws.c2)?;
+            let a = self.args(dev.cptr(&ws.c2));
+            self.run::<UnmapCoarsened<D>>(n_c2, a)?;
+        }
+        clock.lap(3)?;
+
+        // S4 Build / Reset Children.
+        let a = self.args(dev.cptr(&ws.r));
+        self.run::<BuildChildren<D>>(n_r * nc, a)?;
+        let a = self.args(dev.cptr(&ws.c2));
+        self.run::<MarkRemoved<D>>(n_c2 * nc, a)?;
+        clock.lap(4)?;
+
+        // S5 Coarsen Blocks in ID Sets. The gaps S2 took are already copied into `child`,
+        // so the freed groups overwrite them: the gap set ends at `base` + freed.
+        let base = self.gap_count - taken;
+        if n_c2 > 0 {
+            let off = self.level_keys(ws, n_c2, true)?;
+            for l in 0..self.spec.max_levels {
+                if off[l + 1] > off[l] {
+                    let m = self.id_counts[l];
+                    ensure(&dev, &mut ws.fa, m)?;
+                    let mut a = self.args(dev.cptr(&self.id_sets[l]));
+                    a.out = dev.ptr(&mut ws.fa);
+                    self.run::<FlagRemoved<D>>(m, a)?;
+                    self.id_counts[l] = prim::remove_if(&dev, &mut ws.scratch, &mut self.id_sets[l], &ws.fa, m)?;
+                }
+            }
+            let gaps = dev.ptr(&mut self.gaps);
+            let mut a = self.args(std::ptr::null());
+            a.aux = dev.cptr(&ws.vals);
+            a.out = gaps;
+            a.a = base as i32;
+            a.b = n_c2 as i32;
+            self.run::<PushGaps<D>>(n_c2 * nc, a)?;
+            let mut a = self.args(std::ptr::null());
+            a.aux = dev.cptr(&ws.vals);
+            self.run::<ResetRemoved<D>>(n_c2 * nc, a)?;
+        }
+        self.gap_count = base + n_c2 * nc;
+        clock.lap(5)?;
+
+        // S6 Refine Blocks in ID Sets: children of each level's parents, in parent-ID order
+        // (the sort is stable), appended to the ID set of the children's level.
+        if n_r > 0 {
+            let off = self.level_keys(ws, n_r, false)?;
+            for l in 1..self.spec.max_levels {
+                let cnt = off[l + 1] - off[l];
+                if cnt > 0 {
+                    let ids = dev.ptr(&mut self.id_sets[l]);
+                    let mut a = self.args(std::ptr::null());
+                    a.aux = dev.cptr(&ws.vals);
+                    a.out = ids;
+                    a.a = off[l] as i32;
+                    a.b = self.id_counts[l] as i32;
+                    self.run::<AppendChildren<D>>(cnt * nc, a)?;
+                    self.id_counts[l] += cnt * nc;
+                }
+            }
+        }
+        clock.lap(6)?;
+
+        // S7 Finalize Ref. IDs, then branch/leaf statuses of the marked blocks' parents.
+        let a = self.args(dev.cptr(&ws.r));
+        self.run::<FinalizeRefined<D>>(n_r, a)?;
+        let a = self.args(dev.cptr(&ws.c2));
+        self.run::<FinalizeCoarsened<D>>(n_c2, a)?;
+        let mut a = self.args(dev.cptr(&ws.k));
+        a.out = dev.ptr(&mut ws.t1);
+        a.out2 = dev.ptr(&mut ws.t2);
+        self.run::<GatherParents<D>>(n_k, a)?;
+        let n_p = sort_unique(&dev, ws, n_k, bits, Target::Set)?;
+        let mut a = self.args(dev.cptr(&ws.set));
+        a.out = dev.ptr(&mut ws.t1);
+        self.run::<BranchStatus<D>>(n_p, a)?;
+        let mut a = self.args(dev.cptr(&ws.set));
+        a.aux = dev.cptr(&ws.t1);
+        self.run::<WriteStatus<D>>(n_p, a)?;
+        clock.lap(7)?;
+
+        // S8 Update Connectivity and Designate Ghosts.
+        let a = self.args(dev.cptr(&ws.map));
+        self.run::<NeighbourChildren<D>>(n_m, a)?;
+        ensure(&dev, &mut ws.t1, n_m * nc)?;
+        ensure(&dev, &mut ws.t2, n_m * nc)?;
+        let mut a = self.args(dev.cptr(&ws.map));
+        a.out = dev.ptr(&mut ws.t1);
+        a.out2 = dev.ptr(&mut ws.t2);
+        self.run::<GatherChildren<D>>(n_m, a)?;
+        ensure(&dev, &mut ws.ch, n_m * nc)?;
+        let n_ch = prim::compact(&dev, &mut ws.scratch, &ws.t2, &ws.t1, n_m * nc, &mut ws.ch)?;
+        let a = self.args(dev.cptr(&ws.ch));
+        self.run::<ChildLinks<D>>(n_ch, a)?;
+        let mut a = self.args(dev.cptr(&ws.ch));
+        a.a = 1;
+        self.run::<NeighbourChildren<D>>(n_ch, a)?;
+        // Masks of the map and of those children (a block may be both: deduplicate).
+        ensure(&dev, &mut ws.keys, n_m + n_ch)?;
+        dev.copy(&ws.map, n_m, &mut ws.keys, 0)?;
+        dev.copy(&ws.ch, n_ch, &mut ws.keys, n_m)?;
+        let n_s = sort_unique_keys(&dev, ws, n_m + n_ch, bits, Target::Set)?;
+        let a = self.args(dev.cptr(&ws.set));
+        self.run::<CellMasks<D>>(n_s * D::BLOCK_CELLS, a)?;
+        let a = self.args(dev.cptr(&ws.set));
+        self.run::<BlockMasks<D>>(n_s, a)?;
+        self.clear_marks(ws, n_act)?;
+        clock.lap(8)?;
+
+        Ok(AdaptReport { refined: n_r, coarsened: n_c2, per_step: clock.steps })
+    }
+
+    fn set_status(&mut self, list: *const u32, n: usize, s: i32) -> Result<()> {
+        let mut a = self.args(list);
+        a.a = s;
+        self.run::<SetStatus<D>>(n, a)
+    }
+
+    /// Clears the marks of the (pre-adapt) active blocks listed in `ws.active`.
+    fn clear_marks(&mut self, ws: &AdaptWorkspace, n_act: usize) -> Result<()> {
+        let a = self.args(self.device.cptr(&ws.active));
+        self.run::<ClearMarks<D>>(n_act, a)
+    }
+
+    /// Sorts the child levels of the listed blocks (`ws.r` if `!coarsen`, else `ws.c2`)
+    /// into `ws.keys`, with `ws.vals` = the blocks (or their first children when
+    /// coarsening), stably; returns the offset of each level in the sorted order.
+    fn level_keys(&mut self, ws: &mut AdaptWorkspace, n: usize, coarsen: bool) -> Result<Vec<usize>> {
+        let dev = self.device.clone();
+        ensure(&dev, &mut ws.keys, n)?;
+        ensure(&dev, &mut ws.vals, n)?;
+        let list = if coarsen { dev.cptr(&ws.c2) } else { dev.cptr(&ws.r) };
+        let mut a = self.args(list);
+        a.out = dev.ptr(&mut ws.keys);
+        a.out2 = dev.ptr(&mut ws.vals);
+        a.a = coarsen as i32;
+        self.run::<LevelKeys<D>>(n, a)?;
+        let level_bits = key_bits(ramus_kernels::amr::MAX_LEVELS);
+        prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.keys, &mut ws.vals, n, level_bits)?;
+        let m = self.spec.max_levels + 1;
+        ensure(&dev, &mut ws.off, m)?;
+        let mut a = self.args(std::ptr::null());
+        a.aux = dev.cptr(&ws.keys);
+        a.out = dev.ptr(&mut ws.off);
+        a.a = n as i32;
+        self.run::<LevelOffsets<D>>(m, a)?;
+        Ok(dev.read(&ws.off, 0..m)?.into_iter().map(|x| x as usize).collect())
+    }
+}
+
+/// Where [`sort_unique`] leaves its result.
+enum Target {
+    Map,
+    Set,
+}
+
+/// Compacts the valid entries of `ws.t1[..n]` (flags in `ws.t2`), sorts them and writes
+/// the distinct values to `ws.map` or `ws.set`; returns their count.
+fn sort_unique(dev: &Device, ws: &mut AdaptWorkspace, n: usize, bits: u32, target: Target) -> Result<usize> {
+    ensure(dev, &mut ws.keys, n)?;
+    let m = prim::compact(dev, &mut ws.scratch, &ws.t2, &ws.t1, n, &mut ws.keys)?;
+    sort_unique_keys(dev, ws, m, bits, target)
+}
+
+/// Sorts `ws.keys[..m]` and writes the distinct values to `ws.map` or `ws.set`; returns
+/// their count.
+fn sort_unique_keys(dev: &Device, ws: &mut AdaptWorkspace, m: usize, bits: u32, target: Target) -> Result<usize> {
+    ensure(dev, &mut ws.vals, m)?;
+    prim::sort_by_key(dev, &mut ws.scratch, &mut ws.keys, &mut ws.vals, m, bits)?;
+    let out = match target {
+        Target::Map => &mut ws.map,
+        Target::Set => &mut ws.set,
+    };
+    ensure(dev, out, m)?;
+    prim::unique(dev, &mut ws.scratch, &ws.keys, m, out)
+}

@@ -1,0 +1,199 @@
+//! Marking functions: the refinement criteria that set `mark` before [`Mesh::adapt`].
+//!
+//! Marks are requests: `adapt` honours [`MARK_REFINE`] on leaves where 2:1 balance and the
+//! level limit allow, and [`MARK_COARSEN`] on leaves whose siblings all ask too (see
+//! [`ramus_kernels::amr`]). All functions but [`Mesh::mark_with`] run as kernels on the
+//! device. Coordinates are in root cells (a root cell is 1.0; the domain spans
+//! `[0, cells[a]]` on axis `a`).
+//!
+//! [`MARK_REFINE`]: ramus_kernels::amr::MARK_REFINE
+//! [`MARK_COARSEN`]: ramus_kernels::amr::MARK_COARSEN
+
+use ramus_kernels::amr::args::MarkArgs;
+use ramus_kernels::amr::mark::{MarkRegion, MarkWallDistance, REGION_BOX, REGION_SPHERE, REGION_SPHERE_SURFACE};
+use ramus_kernels::amr::select::{FlagLeaves, Geometry, SetMark, WriteMark};
+use ramus_kernels::amr::{units, MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZE};
+use ramus_kernels::Dim;
+
+use super::workspace::{ensure, AdaptWorkspace};
+use super::Mesh;
+use crate::backend::primitives as prim;
+use crate::config::Face;
+use crate::error::{Error, Result};
+
+/// A region of the domain, in root cells (the z components are ignored in 2D).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Region {
+    /// Axis-aligned box; a block is inside if its box overlaps with positive volume.
+    Box { min: [f64; 3], max: [f64; 3] },
+    /// Solid sphere (disc in 2D); a block is inside if some point of it is closer than
+    /// `radius` to the centre.
+    Sphere { center: [f64; 3], radius: f64 },
+    /// Sphere surface (circle in 2D); a block is on it if its nearest point is within and
+    /// its farthest point outside (or on) the sphere.
+    SphereSurface { center: [f64; 3], radius: f64 },
+}
+
+/// Geometry of a leaf, for [`Mesh::mark_with`] (root cells).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlockGeometry {
+    /// Block ID.
+    pub id: u32,
+    /// Lower corner.
+    pub origin: [f64; 3],
+    /// Edge length (`4 / 2^level`).
+    pub size: f64,
+    /// Grid level.
+    pub level: usize,
+}
+
+fn check_mark(mark: i32) -> Result<()> {
+    if matches!(mark, MARK_NONE | MARK_REFINE | MARK_COARSEN | MARK_REFINE_FREEZE) {
+        Ok(())
+    } else {
+        Err(Error::invalid("mark", mark, "MARK_NONE (0), MARK_REFINE (1), MARK_REFINE_FREEZE (2) or MARK_COARSEN (-1)"))
+    }
+}
+
+impl<D: Dim> Mesh<D> {
+    /// Sets `mark` on the listed blocks (inactive IDs are ignored; duplicates allowed).
+    pub fn mark_blocks(&mut self, ids: &[u32], mark: i32) -> Result<()> {
+        check_mark(mark)?;
+        let mut ids = ids.to_vec();
+        // Distinct IDs: one writer per block.
+        ids.sort_unstable();
+        ids.dedup();
+        if let Some(&b) = ids.iter().find(|&&b| b as usize >= self.capacity) {
+            return Err(Error::invalid("block id", b, format!("below the pool capacity {}", self.capacity)));
+        }
+        let buf = self.device.upload(&ids)?;
+        let mut a = self.args(self.device.cptr(&buf));
+        a.a = mark;
+        self.run::<SetMark<D>>(ids.len(), a)?;
+        self.device.synchronize()
+    }
+
+    /// Sets `mark` on every leaf that intersects `region`.
+    pub fn mark_region(&mut self, region: Region, mark: i32) -> Result<()> {
+        check_mark(mark)?;
+        let (kind, p) = match region {
+            Region::Box { min, max } => (REGION_BOX, [min[0], min[1], min[2], max[0], max[1], max[2]]),
+            Region::Sphere { center: c, radius } => (REGION_SPHERE, [c[0], c[1], c[2], radius, 0.0, 0.0]),
+            Region::SphereSurface { center: c, radius } => {
+                (REGION_SPHERE_SURFACE, [c[0], c[1], c[2], radius, 0.0, 0.0])
+            }
+        };
+        self.run_mark::<MarkRegion<D>>(kind, mark, p)
+    }
+
+    /// The paper's wall-distance rule: marks for refinement every leaf on level `L` whose
+    /// distance to the nearest of `faces` is below `distance / 2^L` (root cells). With
+    /// `freeze`, the refinement is permanent: such blocks become `REFINED_PERMANENT` when
+    /// refined, and already refined blocks within the distance are frozen now, so they
+    /// are never coarsened.
+    pub fn mark_wall_distance(&mut self, faces: &[Face], distance: f64, freeze: bool) -> Result<()> {
+        if distance.is_nan() || distance < 0.0 {
+            return Err(Error::invalid("distance", distance, "a non-negative distance in root cells"));
+        }
+        let mask = faces.iter().filter(|f| f.axis() < D::D).fold(0u32, |m, f| m | 1 << f.index());
+        let c = self.spec.cells;
+        let p = [distance, 0.0, 0.0, c[0] as f64, c[1] as f64, c[2] as f64];
+        self.run_mark::<MarkWallDistance<D>>(mask, freeze as i32, p)
+    }
+
+    /// Marks each leaf with `f(geometry)` (a `MARK_*` value). The closure runs on the host:
+    /// this downloads the leaves' geometry and uploads one mark per leaf (use the kernel
+    /// marking functions where the cost matters).
+    pub fn mark_with(&mut self, f: impl Fn(BlockGeometry) -> i32) -> Result<()> {
+        let leaves = self.leaf_geometry()?;
+        let mut marks = Vec::with_capacity(leaves.len());
+        for g in &leaves {
+            let m = f(*g);
+            check_mark(m)?;
+            marks.push(m as u32);
+        }
+        let ids: Vec<u32> = leaves.iter().map(|g| g.id).collect();
+        let ids = self.device.upload(&ids)?;
+        let marks = self.device.upload(&marks)?;
+        let mut a = self.args(self.device.cptr(&ids));
+        a.aux = self.device.cptr(&marks);
+        self.run::<WriteMark<D>>(leaves.len(), a)?;
+        self.device.synchronize()
+    }
+
+    /// IDs of the leaves, ascending (downloads the leaf list).
+    pub fn leaf_ids(&mut self) -> Result<Vec<u32>> {
+        let mut ws = AdaptWorkspace::new(&self.device)?;
+        let n = self.leaves_into(&mut ws)?;
+        let mut v = self.device.read(&ws.r, 0..n)?;
+        v.sort_unstable();
+        Ok(v)
+    }
+
+    /// Number of leaves on each level (downloads the leaf geometry).
+    pub fn leaves_per_level(&mut self) -> Result<Vec<usize>> {
+        let mut counts = vec![0; self.spec.max_levels];
+        for g in self.leaf_geometry()? {
+            counts[g.level] += 1;
+        }
+        Ok(counts)
+    }
+
+    /// Geometry of every leaf, in ascending ID order (downloads it).
+    pub fn leaf_geometry(&mut self) -> Result<Vec<BlockGeometry>> {
+        let dev = self.device.clone();
+        let mut ws = AdaptWorkspace::new(&dev)?;
+        let n = self.leaves_into(&mut ws)?;
+        ensure(&dev, &mut ws.t1, 4 * n)?;
+        let mut a = self.args(dev.cptr(&ws.r));
+        a.out = dev.ptr(&mut ws.t1);
+        self.run::<Geometry<D>>(n, a)?;
+        let ids = dev.read(&ws.r, 0..n)?;
+        let raw = dev.read(&ws.t1, 0..4 * n)?;
+        let s = 1.0 / units::ROOT_CELL as f64;
+        let mut v: Vec<BlockGeometry> = ids
+            .iter()
+            .zip(raw.chunks_exact(4))
+            .map(|(&id, g)| {
+                let level = g[0] as i32;
+                BlockGeometry {
+                    id,
+                    origin: [g[1] as i32 as f64 * s, g[2] as i32 as f64 * s, g[3] as i32 as f64 * s],
+                    size: units::block(level) as f64 * s,
+                    level: level as usize,
+                }
+            })
+            .collect();
+        v.sort_unstable_by_key(|g| g.id);
+        Ok(v)
+    }
+
+    /// Compacts the leaves of the ID sets into `ws.r`; returns their count.
+    fn leaves_into(&mut self, ws: &mut AdaptWorkspace) -> Result<usize> {
+        let dev = self.device.clone();
+        let n = self.gather_active(ws)?;
+        ensure(&dev, &mut ws.fa, n)?;
+        ensure(&dev, &mut ws.r, n)?;
+        let mut a = self.args(dev.cptr(&ws.active));
+        a.out = dev.ptr(&mut ws.fa);
+        self.run::<FlagLeaves<D>>(n, a)?;
+        prim::compact(&dev, &mut ws.scratch, &ws.fa, &ws.active, n, &mut ws.r)
+    }
+
+    /// Runs a geometric marking kernel over the active blocks.
+    fn run_mark<K: ramus_kernels::launch::Kernel<Args = MarkArgs>>(
+        &mut self,
+        kind: u32,
+        mark: i32,
+        p: [f64; 6],
+    ) -> Result<()> {
+        let dev = self.device.clone();
+        let mut ws = AdaptWorkspace::new(&dev)?;
+        let n = self.gather_active(&mut ws)?;
+        let args = MarkArgs { pool: self.pool(), list: dev.cptr(&ws.active), kind, mark, p };
+        // SAFETY: the pool arrays hold `capacity` blocks and `ws.active` the `n` active
+        // IDs; both outlive the synchronisation below.
+        unsafe { dev.launch::<K>(n, args)? };
+        dev.synchronize()
+    }
+}

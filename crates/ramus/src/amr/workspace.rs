@@ -1,0 +1,138 @@
+//! Device temporaries of `adapt` and the marking functions, and the launch plumbing they
+//! share.
+
+use ramus_kernels::amr::args::{ListArgs, Pool};
+use ramus_kernels::launch::Kernel;
+use ramus_kernels::Dim;
+
+use super::Mesh;
+use crate::backend::primitives::Scratch;
+use crate::backend::{Buffer, Device};
+use crate::error::Result;
+
+/// Reusable device temporaries of [`Mesh::adapt_with`]: keep one alive across adapts to
+/// avoid reallocating them (they grow on demand and never shrink). All sizes follow the
+/// numbers of active and marked blocks, never the pool capacity.
+pub struct AdaptWorkspace {
+    pub(crate) scratch: Scratch,
+    /// Active IDs (all ID sets concatenated).
+    pub(crate) active: Buffer<u32>,
+    /// Per-item flags.
+    pub(crate) fa: Buffer<u32>,
+    pub(crate) fb: Buffer<u32>,
+    /// Blocks to refine / marked for coarsening / coarsened, ascending IDs.
+    pub(crate) r: Buffer<u32>,
+    pub(crate) c: Buffer<u32>,
+    pub(crate) c2: Buffer<u32>,
+    /// All marked blocks (`r` then `c`).
+    pub(crate) k: Buffer<u32>,
+    /// Gathered candidates and their validity flags.
+    pub(crate) t1: Buffer<u32>,
+    pub(crate) t2: Buffer<u32>,
+    /// Sort keys and values.
+    pub(crate) keys: Buffer<u32>,
+    pub(crate) vals: Buffer<u32>,
+    /// The minimal map (sorted, unique).
+    pub(crate) map: Buffer<u32>,
+    /// Children of refined map blocks.
+    pub(crate) ch: Buffer<u32>,
+    /// Distinct parents / blocks whose masks are recomputed.
+    pub(crate) set: Buffer<u32>,
+    /// Per-level offsets (`MAX_LEVELS + 1`).
+    pub(crate) off: Buffer<u32>,
+}
+
+impl AdaptWorkspace {
+    /// Empty temporaries on `dev`.
+    pub fn new(dev: &Device) -> Result<Self> {
+        // Nothing is allocated here (placeholders; `ensure` allocates on the first use), so
+        // that an adapt without marks stays cheap even with a fresh workspace.
+        let z = || Buffer::Host(Vec::new());
+        Ok(AdaptWorkspace {
+            scratch: Scratch::new(dev),
+            active: z(),
+            fa: z(),
+            fb: z(),
+            r: z(),
+            c: z(),
+            c2: z(),
+            k: z(),
+            t1: z(),
+            t2: z(),
+            keys: z(),
+            vals: z(),
+            map: z(),
+            ch: z(),
+            set: z(),
+            off: z(),
+        })
+    }
+}
+
+/// Makes `buf` hold at least `n` elements (contents are not kept when it grows).
+pub(crate) fn ensure(dev: &Device, buf: &mut Buffer<u32>, n: usize) -> Result<()> {
+    let foreign = matches!((dev, &*buf), (Device::Cuda(_), Buffer::Host(_)));
+    if foreign || buf.len() < n {
+        *buf = dev.zeros(n.next_power_of_two().max(256))?;
+    }
+    Ok(())
+}
+
+/// Bits needed for sort keys below `n`.
+pub(crate) fn key_bits(n: usize) -> u32 {
+    (usize::BITS - n.leading_zeros()).clamp(1, 32)
+}
+
+impl<D: Dim> Mesh<D> {
+    /// Pointers to every pool array, for one launch.
+    pub(crate) fn pool(&mut self) -> Pool {
+        let d = &self.device;
+        Pool {
+            level: d.ptr(&mut self.level),
+            origin: d.ptr(&mut self.origin),
+            status: d.ptr(&mut self.status),
+            mark: d.ptr(&mut self.mark),
+            parent: d.ptr(&mut self.parent),
+            child: d.ptr(&mut self.child),
+            nbr: d.ptr(&mut self.nbr),
+            nbr_child: d.ptr(&mut self.nbr_child),
+            onb: d.ptr(&mut self.onb),
+            block_mask: d.ptr(&mut self.block_mask),
+            cell_mask: d.ptr(&mut self.cell_mask),
+        }
+    }
+
+    /// List-kernel arguments with the pool and `list`, other slots empty.
+    pub(crate) fn args(&mut self, list: *const u32) -> ListArgs {
+        ListArgs {
+            pool: self.pool(),
+            list,
+            aux: std::ptr::null(),
+            out: std::ptr::null_mut(),
+            out2: std::ptr::null_mut(),
+            a: 0,
+            b: 0,
+        }
+    }
+
+    /// Runs `n` items of the AMR kernel `K` (instantiated for `D` by the caller).
+    pub(crate) fn run<K: Kernel<Args = ListArgs>>(&self, n: usize, args: ListArgs) -> Result<()> {
+        // SAFETY: `args` points into the pool (sized for `capacity` blocks) and into
+        // workspace buffers the caller sized for `n` items; all are alive until the next
+        // synchronising call, since `adapt` and the marking functions hold `&mut self`
+        // and the workspace for their whole run.
+        unsafe { self.device.launch::<K>(n, args) }
+    }
+
+    /// Concatenates the ID sets into `ws.active`; returns the number of active blocks.
+    pub(crate) fn gather_active(&self, ws: &mut AdaptWorkspace) -> Result<usize> {
+        let n: usize = self.id_counts.iter().sum();
+        ensure(&self.device, &mut ws.active, n)?;
+        let mut off = 0;
+        for (ids, &m) in self.id_sets.iter().zip(&self.id_counts) {
+            self.device.copy(ids, m, &mut ws.active, off)?;
+            off += m;
+        }
+        Ok(n)
+    }
+}

@@ -1,0 +1,9 @@
+//! Output of the forest for visualisation (paper, section "Adaptive Mesh Refinement":
+//! the grids coloured by level in the results are leaf blocks drawn this way).
+//!
+//! [`vtu`] writes VTK XML unstructured grids (`.vtu`, ASCII) that ParaView and VisIt read,
+//! and reads back the subset it writes (for tests and tools).
+
+pub mod vtu;
+
+pub use vtu::{leaf_blocks_writer, read_vtu, write_leaf_blocks_vtu, CellArray, VtuFile, VtuWriter};

@@ -1,0 +1,447 @@
+//! The device-parallel primitives on the CPU backend against naive references, on
+//! random inputs of awkward sizes (0, 1, around the 256-thread and 2048-item tile
+//! boundaries, several scan levels, and ≥ 10^7 items). The CPU backend runs the same
+//! pipeline of kernels as CUDA except the cooperative tile scan (`tests/gpu_primitives.rs`
+//! at the workspace root compares the two on a GPU).
+//!
+//! Buffers are longer than `n` and filled past `n` with a sentinel, to check that only
+//! the `n` leading elements are read and only the documented outputs are written.
+
+use ramus::backend::primitives::{self as prim, Scratch};
+use ramus::backend::{Buffer, Device};
+
+const SIZES: [usize; 11] = [0, 1, 2, 255, 256, 257, 1000, 2049, 65537, 1_000_000, 10_000_019];
+const PAD: usize = 5;
+const SENTINEL: u32 = 0xDEAD_BEEF;
+
+/// splitmix64: small, deterministic.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn u32(&mut self) -> u32 {
+        (self.next() >> 32) as u32
+    }
+    fn below(&mut self, m: u32) -> u32 {
+        ((self.u32() as u64 * m as u64) >> 32) as u32
+    }
+}
+
+/// `n` values from `f`, then `PAD` sentinels.
+fn padded(n: usize, mut f: impl FnMut() -> u32) -> Vec<u32> {
+    let mut v: Vec<u32> = (0..n).map(|_| f()).collect();
+    v.extend(std::iter::repeat_n(SENTINEL, PAD));
+    v
+}
+
+/// Flags: about `density` percent nonzero, with arbitrary nonzero values.
+fn flags(rng: &mut Rng, n: usize, density: u32) -> Vec<u32> {
+    padded(n, || if rng.below(100) < density { rng.u32() | 1 << rng.below(32) } else { 0 })
+}
+
+fn host(b: &Buffer<u32>) -> &[u32] {
+    match b {
+        Buffer::Host(v) => v,
+        _ => unreachable!("CPU test"),
+    }
+}
+
+fn dev() -> Device {
+    Device::Cpu
+}
+
+#[test]
+fn exclusive_scan_matches_reference() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let mut rng = Rng(1);
+    for n in SIZES {
+        for big in [false, true] {
+            // Small values, and full-range values (the u32 output wraps, the total not).
+            let input = padded(n, || if big { rng.u32() } else { rng.below(1000) });
+            let inb = d.upload(&input).unwrap();
+            let mut out = d.upload(&vec![SENTINEL; n + PAD]).unwrap();
+            let total = prim::exclusive_scan(&d, &mut s, &inb, n, &mut out).unwrap();
+            let mut acc = 0u64;
+            let o = host(&out);
+            for i in 0..n {
+                assert_eq!(o[i], acc as u32, "n = {n}, i = {i}");
+                acc += input[i] as u64;
+            }
+            assert_eq!(total, acc, "n = {n}");
+            assert!(o[n..].iter().all(|&x| x == SENTINEL), "n = {n}: wrote past n");
+        }
+    }
+}
+
+#[test]
+fn compaction_matches_reference() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let mut rng = Rng(2);
+    for n in SIZES {
+        for density in [0, 3, 50, 100] {
+            let f = flags(&mut rng, n, density);
+            let fb = d.upload(&f).unwrap();
+            let want: Vec<u32> = (0..n as u32).filter(|&i| f[i as usize] != 0).collect();
+
+            let mut out = d.upload(&vec![SENTINEL; want.len() + PAD]).unwrap();
+            let m = prim::compact_indices(&d, &mut s, &fb, n, &mut out).unwrap();
+            assert_eq!(m, want.len(), "n = {n}");
+            assert_eq!(&host(&out)[..m], &want[..], "compact_indices n = {n} density {density}");
+            assert!(host(&out)[m..].iter().all(|&x| x == SENTINEL));
+
+            assert_eq!(prim::count_nonzero(&d, &mut s, &fb, n).unwrap(), want.len(), "count n = {n}");
+
+            let vals = padded(n, || rng.u32());
+            let vb = d.upload(&vals).unwrap();
+            let wantv: Vec<u32> = want.iter().map(|&i| vals[i as usize]).collect();
+            let mut out = d.upload(&vec![SENTINEL; wantv.len() + PAD]).unwrap();
+            let m = prim::compact(&d, &mut s, &fb, &vb, n, &mut out).unwrap();
+            assert_eq!(&host(&out)[..m], &wantv[..], "compact n = {n}");
+            assert!(host(&out)[m..].iter().all(|&x| x == SENTINEL));
+
+            // remove_if with the same flags as "remove": keeps the complement.
+            let keep: Vec<u32> = (0..n).filter(|&i| f[i] == 0).map(|i| vals[i]).collect();
+            let mut vb = d.upload(&vals).unwrap();
+            let m = prim::remove_if(&d, &mut s, &mut vb, &fb, n).unwrap();
+            assert_eq!(m, keep.len());
+            assert_eq!(&host(&vb)[..m], &keep[..], "remove_if n = {n}");
+            assert!(host(&vb)[n..].iter().all(|&x| x == SENTINEL));
+        }
+    }
+}
+
+#[test]
+fn compact_other_element_sizes() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let mut rng = Rng(3);
+    for n in [0, 1, 257, 2049, 65537] {
+        let f = flags(&mut rng, n, 40);
+        let fb = d.upload(&f).unwrap();
+        let v8: Vec<u8> = (0..n).map(|_| rng.u32() as u8).collect();
+        let v64: Vec<f64> = (0..n).map(|_| rng.u32() as f64 * 0.37).collect();
+        let w8: Vec<u8> = (0..n).filter(|&i| f[i] != 0).map(|i| v8[i]).collect();
+        let w64: Vec<f64> = (0..n).filter(|&i| f[i] != 0).map(|i| v64[i]).collect();
+        let mut o8 = d.zeros::<u8>(n).unwrap();
+        let mut o64 = d.zeros::<f64>(n).unwrap();
+        let m = prim::compact(&d, &mut s, &fb, &d.upload(&v8).unwrap(), n, &mut o8).unwrap();
+        assert_eq!(&d.download(&o8).unwrap()[..m], &w8[..]);
+        let m = prim::compact(&d, &mut s, &fb, &d.upload(&v64).unwrap(), n, &mut o64).unwrap();
+        assert_eq!(&d.download(&o64).unwrap()[..m], &w64[..]);
+
+        // scatter through a random permutation, u8 / u32 / f64
+        let mut perm: Vec<u32> = (0..n as u32).collect();
+        for i in (1..n).rev() {
+            perm.swap(i, rng.below(i as u32 + 1) as usize);
+        }
+        let pb = d.upload(&perm).unwrap();
+        let mut o8 = d.zeros::<u8>(n).unwrap();
+        prim::scatter(&d, &d.upload(&v8).unwrap(), &pb, n, &mut o8).unwrap();
+        let o8 = d.download(&o8).unwrap();
+        let mut o64 = d.zeros::<f64>(n).unwrap();
+        prim::scatter(&d, &d.upload(&v64).unwrap(), &pb, n, &mut o64).unwrap();
+        let o64 = d.download(&o64).unwrap();
+        for i in 0..n {
+            assert_eq!(o8[perm[i] as usize], v8[i]);
+            assert_eq!(o64[perm[i] as usize].to_bits(), v64[i].to_bits());
+        }
+    }
+}
+
+#[test]
+fn scatter_matches_reference() {
+    let d = dev();
+    let mut rng = Rng(4);
+    for n in SIZES {
+        // Distinct indices into a longer output: a random permutation of 0..n+PAD, first n.
+        let m = n + PAD;
+        let mut perm: Vec<u32> = (0..m as u32).collect();
+        for i in (1..m).rev() {
+            perm.swap(i, rng.below(i as u32 + 1) as usize);
+        }
+        let vals = padded(n, || rng.u32());
+        let mut want = vec![SENTINEL; m];
+        for i in 0..n {
+            want[perm[i] as usize] = vals[i];
+        }
+        let mut out = d.upload(&vec![SENTINEL; m]).unwrap();
+        prim::scatter(&d, &d.upload(&vals).unwrap(), &d.upload(&perm).unwrap(), n, &mut out).unwrap();
+        assert_eq!(host(&out), &want[..], "n = {n}");
+    }
+}
+
+#[test]
+fn sort_by_key_matches_stable_reference() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let mut rng = Rng(5);
+    for n in SIZES {
+        // The largest size only with a moderate key width, to keep the suite fast.
+        let widths: &[u32] = if n >= 10_000_000 { &[20] } else if n >= 1_000_000 { &[32] } else { &[0, 1, 5, 17, 32] };
+        for &bits in widths {
+            // Few distinct keys (many ties: checks stability) with random high bits that
+            // the sort must ignore for the order.
+            let range = if bits == 32 { u32::MAX } else { (1u32 << bits).min(1 + n as u32 / 4).max(1) };
+            let keys = padded(n, || {
+                let low = rng.below(range);
+                if bits < 32 {
+                    low | (rng.u32() << bits.max(1) >> bits.max(1) << bits)
+                } else {
+                    low
+                }
+            });
+            let vals: Vec<u32> = (0..(n + PAD) as u32).collect();
+            let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
+            let mut want: Vec<(u32, u32)> = keys[..n].iter().copied().zip(vals[..n].iter().copied()).collect();
+            want.sort_by_key(|&(k, _)| k & mask); // stable
+            let mut kb = d.upload(&keys).unwrap();
+            let mut vb = d.upload(&vals).unwrap();
+            prim::sort_by_key(&d, &mut s, &mut kb, &mut vb, n, bits).unwrap();
+            let (k, v) = (host(&kb), host(&vb));
+            for i in 0..n {
+                assert_eq!((k[i], v[i]), want[i], "n = {n}, bits = {bits}, i = {i}");
+            }
+            assert!(k[n..].iter().all(|&x| x == SENTINEL) && v[n..] == vals[n..], "wrote past n");
+        }
+    }
+    let mut kb = d.upload(&[1u32, 0]).unwrap();
+    let mut vb = d.upload(&[0u32, 1]).unwrap();
+    assert!(prim::sort_by_key(&d, &mut s, &mut kb, &mut vb, 2, 33).is_err());
+}
+
+#[test]
+fn unique_matches_reference() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let mut rng = Rng(6);
+    for n in SIZES {
+        for spread in [1u32, 7, 1 << 20, u32::MAX] {
+            let mut v: Vec<u32> = (0..n).map(|_| rng.below(spread)).collect();
+            v.sort_unstable();
+            v.extend(std::iter::repeat_n(SENTINEL, PAD));
+            let mut want: Vec<u32> = v[..n].to_vec();
+            want.dedup();
+            let mut out = d.upload(&vec![SENTINEL; want.len() + PAD]).unwrap();
+            let m = prim::unique(&d, &mut s, &d.upload(&v).unwrap(), n, &mut out).unwrap();
+            assert_eq!(&host(&out)[..m], &want[..], "n = {n}, spread = {spread}");
+            assert!(host(&out)[m..].iter().all(|&x| x == SENTINEL));
+        }
+    }
+}
+
+#[test]
+fn reductions_match_reference() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let mut rng = Rng(7);
+    for n in SIZES {
+        for big in [false, true] {
+            let v = padded(n, || if big { rng.u32() } else { rng.below(100) });
+            let b = d.upload(&v).unwrap();
+            let sum: u64 = v[..n].iter().map(|&x| x as u64).sum();
+            let max = v[..n].iter().copied().max().unwrap_or(0);
+            assert_eq!(prim::reduce_sum(&d, &mut s, &b, n).unwrap(), sum, "n = {n}");
+            assert_eq!(prim::reduce_max(&d, &mut s, &b, n).unwrap(), max, "n = {n}");
+        }
+    }
+    // All u32::MAX: the sum exceeds u32 and every tile total too.
+    let n = 3 * 2048 * 2048 + 5;
+    let b = d.upload(&vec![u32::MAX; n]).unwrap();
+    assert_eq!(prim::reduce_sum(&d, &mut s, &b, n).unwrap(), n as u64 * u32::MAX as u64);
+    assert_eq!(prim::reduce_max(&d, &mut s, &b, n).unwrap(), u32::MAX);
+}
+
+#[test]
+fn rejects_short_buffers() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let b = d.upload(&[1u32, 2, 3]).unwrap();
+    let mut o = d.zeros::<u32>(3).unwrap();
+    assert!(prim::exclusive_scan(&d, &mut s, &b, 4, &mut o).is_err());
+    assert!(prim::reduce_sum(&d, &mut s, &b, 4).is_err());
+    let mut short = d.zeros::<u32>(2).unwrap();
+    assert!(prim::compact_indices(&d, &mut s, &b, 3, &mut short).is_err()); // 3 nonzero
+    assert_eq!(prim::compact_indices(&d, &mut s, &b, 2, &mut short).unwrap(), 2);
+}
+
+#[test]
+fn scratch_is_reused() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let mut rng = Rng(8);
+    let f = flags(&mut rng, 100_000, 30);
+    let fb = d.upload(&f).unwrap();
+    let mut out = d.zeros::<u32>(100_000).unwrap();
+    prim::compact_indices(&d, &mut s, &fb, 100_000, &mut out).unwrap();
+    let bytes = s.bytes();
+    for n in [100_000, 5, 77_777, 100_000] {
+        prim::compact_indices(&d, &mut s, &fb, n, &mut out).unwrap();
+        assert_eq!(s.bytes(), bytes, "grew for n = {n}");
+    }
+}
+
+/// Every kernel the primitives launch has its PTX entry under the name the host uses.
+#[test]
+fn ptx_has_every_primitive_entry() {
+    use ramus::backend::device::kernel_name;
+    use ramus::kernels::primitives as k;
+    let names = [
+        kernel_name::<k::AddOffsets<u32>>(),
+        kernel_name::<k::AddOffsets<u64>>(),
+        kernel_name::<k::CompactIndices>(),
+        kernel_name::<k::CompactValues<u8>>(),
+        kernel_name::<k::CompactValues<u32>>(),
+        kernel_name::<k::CompactValues<u64>>(),
+        kernel_name::<k::Scatter<u8>>(),
+        kernel_name::<k::Scatter<u32>>(),
+        kernel_name::<k::Scatter<u64>>(),
+        kernel_name::<k::SplitScatter>(),
+        "prim_scan_tiles_u32".to_string(),
+        "prim_scan_tiles_u64".to_string(),
+    ];
+    for name in names {
+        assert!(ramus::KERNELS_PTX.contains(&format!(".entry {name}(")), "missing PTX entry {name}");
+    }
+}
+
+/// The cooperative CUDA tile scan (`scan_tile_cooperative`, the exact code of the
+/// `prim_scan_tiles_*` entries) run on an emulated CTA — 256 host threads, a barrier for
+/// `__syncthreads`, a shared array — gives the same result as the serial CPU tile pass.
+mod cooperative {
+    use std::sync::Barrier;
+
+    use ramus::kernels::launch::Kernel;
+    use ramus::kernels::primitives::{self as k, Cta, ScanArgs, ScanIn, ScanOut, SCAN_CTA, SCAN_SHARED_WORDS, TILE};
+
+    use super::Rng;
+
+    struct Emu<'a> {
+        t: usize,
+        b: usize,
+        barrier: &'a Barrier,
+        smem: usize,
+    }
+    impl Cta for Emu<'_> {
+        fn thread(&self) -> usize {
+            self.t
+        }
+        fn block(&self) -> usize {
+            self.b
+        }
+        fn sync(&self) {
+            self.barrier.wait();
+        }
+        fn shared(&self) -> *mut u64 {
+            self.smem as *mut u64
+        }
+    }
+
+    /// Runs the tile pass over all tiles, CTA by CTA, with garbage in shared memory.
+    fn run_cooperative<I: ScanIn, O: ScanOut>(a: ScanArgs<I, O>, tiles: usize) {
+        for b in 0..tiles {
+            let mut smem = vec![0x5555_5555_5555_5555u64; SCAN_SHARED_WORDS];
+            let smem = smem.as_mut_ptr() as usize;
+            let barrier = Barrier::new(SCAN_CTA as usize);
+            std::thread::scope(|s| {
+                for t in 0..SCAN_CTA as usize {
+                    let barrier = &barrier;
+                    s.spawn(move || {
+                        let cta = Emu { t, b, barrier, smem };
+                        // SAFETY: 256 threads, the shared size, pointers valid for the tile.
+                        unsafe { k::scan_tile_cooperative(&cta, &a) };
+                    });
+                }
+            });
+        }
+    }
+
+    fn run_serial<I: ScanIn, O: ScanOut>(a: ScanArgs<I, O>, tiles: usize) {
+        for b in 0..tiles {
+            // SAFETY: as above.
+            unsafe { k::ScanTileSerial::<I, O>::run(b, &a) };
+        }
+    }
+
+    #[test]
+    fn emulated_cta_matches_serial_tile_pass() {
+        let mut rng = Rng(99);
+        // (An emulated CTA is slow: 256 OS threads and 19 barriers per tile.)
+        for n in [1usize, 257, 2048, 2049, 3 * TILE + 1000] {
+            let tiles = n.div_ceil(TILE);
+            let mut input: Vec<u32> = (0..n).map(|_| if rng.below(3) == 0 { 0 } else { rng.u32() >> rng.below(32) }).collect();
+            if n > 10 {
+                input[3] = input[2]; // a run for MODE_HEAD
+            }
+            let modes = [
+                (0, u32::MAX, k::MODE_VALUE),
+                (0, u32::MAX, k::MODE_NONZERO),
+                (0, u32::MAX, k::MODE_ZERO),
+                (0, u32::MAX, k::MODE_HEAD),
+                (7, 1, k::MODE_ZERO),
+                (31, 1, k::MODE_VALUE),
+            ];
+            for (shift, mask, mode) in modes {
+                for (op, with_output) in [(k::OP_SUM, true), (k::OP_MAX, false), (k::OP_MAX, true), (k::OP_SUM, false)] {
+                    if mode != k::MODE_VALUE && op == k::OP_MAX || mode != k::MODE_NONZERO && !with_output {
+                        continue;
+                    }
+                    {
+                        let mut outs = [vec![7u32; n], vec![7u32; n]];
+                        let mut sums = [vec![9u64; tiles], vec![9u64; tiles]];
+                        for (j, (o, s)) in outs.iter_mut().zip(sums.iter_mut()).enumerate() {
+                            let a = ScanArgs::<u32, u32> {
+                                input: input.as_ptr(),
+                                output: if with_output { o.as_mut_ptr() } else { std::ptr::null_mut() },
+                                sums: s.as_mut_ptr(),
+                                n: n as u64,
+                                shift,
+                                mask,
+                                mode,
+                                op,
+                            };
+                            if j == 0 {
+                                run_serial(a, tiles)
+                            } else {
+                                run_cooperative(a, tiles)
+                            }
+                        }
+                        assert_eq!(outs[0], outs[1], "n = {n}, mode = {mode}, op = {op}");
+                        assert_eq!(sums[0], sums[1], "n = {n}, mode = {mode}, op = {op}");
+                    }
+                }
+            }
+            // u64 input in place (the upper levels).
+            let wide: Vec<u64> = (0..n).map(|_| rng.next() >> rng.below(64)).collect();
+            for op in [k::OP_SUM, k::OP_MAX] {
+                let mut data = [wide.clone(), wide.clone()];
+                let mut sums = [vec![9u64; tiles], vec![9u64; tiles]];
+                for (j, (d, s)) in data.iter_mut().zip(sums.iter_mut()).enumerate() {
+                    let a = ScanArgs::<u64, u64> {
+                        input: d.as_ptr(),
+                        output: d.as_mut_ptr(),
+                        sums: s.as_mut_ptr(),
+                        n: n as u64,
+                        shift: 0,
+                        mask: u32::MAX,
+                        mode: k::MODE_VALUE,
+                        op,
+                    };
+                    if j == 0 {
+                        run_serial(a, tiles)
+                    } else {
+                        run_cooperative(a, tiles)
+                    }
+                }
+                assert_eq!(data[0], data[1], "u64 n = {n}, op = {op}");
+                assert_eq!(sums[0], sums[1], "u64 n = {n}, op = {op}");
+            }
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Benchmark of the refinement-and-coarsening routine (`Mesh::adapt`, paper section
+//! "Refinement and Coarsening"): time of one adapt versus the number of inserted blocks,
+//! with the per-step breakdown (Pre, S1 … S8), the fixed cost of small adapts, and the
+//! dependence on pool capacity.
+//!
+//! ```text
+//! cargo run --release --example bench_adapt                       # CUDA, 3D, up to 10^6 inserted blocks
+//! cargo run --release --example bench_adapt -- --backend cpu --max-inserted 100000
+//! ```
+//!
+//! Set-up: a 3D root grid of `root`³ blocks (default 64³ = 262,144 blocks, 256³ cells),
+//! no-slip walls. Each measurement refines the first `k` root blocks (a slab, x fastest),
+//! inserting `8k` children, then coarsens them back (not timed) so every size starts from
+//! the same forest. Times are the median of `--reps` runs, each the sum of the routine's
+//! steps, timed on the host after a device synchronisation per step.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use ramus::amr::{AdaptReport, AdaptWorkspace, Capacity, Mesh, MeshSpec, ADAPT_STEPS};
+use ramus::backend::Device;
+use ramus::kernels::amr::{MARK_COARSEN, MARK_REFINE};
+use ramus::{Backend, Boundary, D3};
+
+#[derive(Parser, Debug)]
+#[command(about = "Time Mesh::adapt against the number of inserted blocks (3D)")]
+struct Args {
+    /// auto, cpu or cuda.
+    #[arg(long, default_value = "cuda")]
+    backend: String,
+    /// Root blocks per axis.
+    #[arg(long, default_value_t = 64)]
+    root: usize,
+    /// Largest number of inserted blocks.
+    #[arg(long, default_value_t = 1_000_000)]
+    max_inserted: usize,
+    /// Repetitions per size (median reported).
+    #[arg(long, default_value_t = 5)]
+    reps: usize,
+    /// Also write the tables to this file.
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn new_mesh(device: &Device, root: usize, capacity: usize) -> Result<Mesh<D3>> {
+    let spec = MeshSpec {
+        cells: [4 * root; 3],
+        boundaries: [Boundary::NO_SLIP; 6],
+        max_levels: 4,
+        capacity: Capacity::Blocks { blocks: capacity },
+    };
+    Mesh::<D3>::new(device.clone(), spec, 0).context("building the mesh")
+}
+
+/// Refines root blocks `0..k` (timed), then coarsens them back (not timed).
+fn refine_and_reset(mesh: &mut Mesh<D3>, ws: &mut AdaptWorkspace, k: usize) -> Result<AdaptReport> {
+    let ids: Vec<u32> = (0..k as u32).collect();
+    mesh.mark_blocks(&ids, MARK_REFINE)?;
+    let report = mesh.adapt_with(ws).context("refining")?;
+    anyhow::ensure!(report.refined == k, "expected {k} refinements, got {}", report.refined);
+    let children: Vec<u32> = mesh.leaf_geometry()?.into_iter().filter(|g| g.level == 1).map(|g| g.id).collect();
+    mesh.mark_blocks(&children, MARK_COARSEN)?;
+    let back = mesh.adapt_with(ws).context("coarsening back")?;
+    anyhow::ensure!(back.coarsened == k, "expected {k} coarsenings, got {}", back.coarsened);
+    Ok(report)
+}
+
+fn run(args: &Args) -> Result<String> {
+    let backend: Backend = args.backend.parse()?;
+    let device = Device::new(backend)?;
+    let n_root = args.root.pow(3);
+    let mut md = String::new();
+    writeln!(md, "Device: {} (backend {})", device.name(), device.backend())?;
+    writeln!(md, "Root grid {r}³ blocks ({n_root} blocks, {c}³ cells), D3, median of {} runs.", args.reps, r = args.root, c = 4 * args.root)?;
+    writeln!(md)?;
+
+    // Time versus inserted blocks.
+    let capacity = n_root + args.max_inserted + 1024;
+    let mut mesh = new_mesh(&device, args.root, capacity)?;
+    let mut ws = AdaptWorkspace::new(&device)?;
+    write!(md, "| inserted | refined | total ms |")?;
+    for s in ADAPT_STEPS {
+        write!(md, " {s} |")?;
+    }
+    writeln!(md)?;
+    writeln!(md, "|{}", "---:|".repeat(3 + ADAPT_STEPS.len()))?;
+    // Refined root blocks per measurement: 10^3 … 10^6 inserted blocks, including the
+    // paper's 3.3·10^5 (41,250 refined blocks).
+    let sizes: Vec<usize> = [125, 500, 2_000, 8_000, 32_000, 41_250, 64_000, 125_000]
+        .into_iter()
+        .filter(|&k| 8 * k <= args.max_inserted && k <= n_root)
+        .collect();
+    // Warm-up (module load, JIT, workspace growth).
+    if let Some(&largest) = sizes.last() {
+        refine_and_reset(&mut mesh, &mut ws, largest)?;
+    }
+    for &k in &sizes {
+        let mut totals = Vec::new();
+        let mut steps = vec![Vec::new(); ADAPT_STEPS.len()];
+        for _ in 0..args.reps {
+            let r = refine_and_reset(&mut mesh, &mut ws, k)?;
+            totals.push(r.total());
+            for (s, (_, d)) in r.per_step.iter().enumerate() {
+                steps[s].push(*d);
+            }
+        }
+        write!(md, "| {} | {} | {:.3} |", 8 * k, k, ms(median(totals)))?;
+        for s in steps {
+            write!(md, " {:.3} |", ms(median(s)))?;
+        }
+        writeln!(md)?;
+        eprintln!("{} inserted done", 8 * k);
+    }
+
+    // Fixed cost: no marks (early exit), and one refined block.
+    let mut empty = Vec::new();
+    let mut one = Vec::new();
+    for _ in 0..args.reps.max(5) {
+        empty.push(mesh.adapt_with(&mut ws)?.total());
+        one.push(refine_and_reset(&mut mesh, &mut ws, 1)?.total());
+    }
+    writeln!(md)?;
+    writeln!(md, "Fixed cost: adapt with no marks {:.3} ms; refining 1 block (8 inserted) {:.3} ms.", ms(median(empty)), ms(median(one)))?;
+
+    // Capacity independence: the same adapt in a pool 10x larger.
+    let k = 125;
+    let mut by_capacity = Vec::new();
+    for cap in [capacity, 10 * capacity] {
+        let mut m = new_mesh(&device, args.root, cap)?;
+        let mut w = AdaptWorkspace::new(&device)?;
+        refine_and_reset(&mut m, &mut w, k)?;
+        let t: Vec<Duration> = (0..args.reps).map(|_| refine_and_reset(&mut m, &mut w, k).map(|r| r.total())).collect::<Result<_>>()?;
+        by_capacity.push((cap, median(t)));
+    }
+    writeln!(md, "Capacity: 1000 inserted blocks take {:.3} ms in a pool of {} blocks and {:.3} ms in a pool of {} blocks.", ms(by_capacity[0].1), by_capacity[0].0, ms(by_capacity[1].1), by_capacity[1].0)?;
+    Ok(md)
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(md) => {
+            print!("{md}");
+            if let Some(path) = &args.out {
+                if let Err(e) = std::fs::write(path, &md) {
+                    eprintln!("error: writing {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

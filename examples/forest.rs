@@ -1,0 +1,210 @@
+//! Adaptive forest around a circle (2D) or sphere (3D) (paper, section "Adaptive Mesh
+//! Refinement": "Refinement and Coarsening").
+//!
+//! The unit box holds a root grid of `--root` cells per side (walls on every face). For
+//! `levels − 1` rounds, the leaves that intersect the surface of a circle/sphere of radius
+//! 0.15 centred in the box, or lie within one leaf width of it (see [`near_surface`]), are
+//! marked for refinement (`Mesh::mark_with`) and the mesh is adapted; then the leaves in `x > 0.5` are
+//! marked for coarsening and the mesh is adapted once more (one level comes off there). The
+//! forest is validated with `ramus::amr::check`, written to `OUT/forest.vtu` (one cell per
+//! leaf block, with `level` and `block_id`), and one summary line is printed.
+//!
+//! ```text
+//! cargo run --release --example forest -- --dim 2 --levels 5 --out out/forest
+//! cargo run --release --example forest -- --dim 3 --levels 4 --root 32 --backend cuda --out out/forest3
+//! ```
+//!
+//! Invalid input or a failed step prints `error: <message>` and exits with status 2.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use ramus::amr::{check, Capacity, Mesh, MeshSpec, Region};
+use ramus::backend::Device;
+use ramus::amr::BlockGeometry;
+use ramus::kernels::amr::{MARK_COARSEN, MARK_NONE, MARK_REFINE};
+use ramus::output::write_leaf_blocks_vtu;
+use ramus::{Backend, Boundary, Dim, D2, D3};
+
+/// Radius of the circle/sphere, in box lengths.
+pub const RADIUS: f64 = 0.15;
+
+/// Adaptive forest around a circle or sphere, written as VTU.
+#[derive(Parser, Debug, Clone)]
+#[command(about, long_about = None)]
+pub struct Args {
+    /// Spatial dimension: 2 or 3.
+    #[arg(long, default_value_t = 2)]
+    pub dim: u32,
+    /// Grid levels (1 = root grid only).
+    #[arg(long, default_value_t = 4)]
+    pub levels: usize,
+    /// Output folder (created if missing).
+    #[arg(long, default_value = "out/forest")]
+    pub out: PathBuf,
+    /// Backend: auto, cpu or cuda.
+    #[arg(long, default_value = "auto")]
+    pub backend: String,
+    /// Root cells per side (a multiple of 4, at least 8).
+    #[arg(long, default_value_t = 32)]
+    pub root: usize,
+    /// Pool size in blocks [default: an estimate from the sphere's surface].
+    #[arg(long)]
+    pub capacity: Option<usize>,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Leaves per level.
+    pub leaves: Vec<usize>,
+    /// Active blocks per level (leaves and interior nodes).
+    pub blocks: Vec<usize>,
+    /// Adapt calls and their total time.
+    pub adapts: usize,
+    pub adapt_time: Duration,
+    /// The file written.
+    pub vtu: PathBuf,
+    /// Device name.
+    pub device: String,
+}
+
+impl Summary {
+    /// The one-line report.
+    pub fn line(&self, args: &Args) -> String {
+        let per_level: Vec<String> =
+            self.leaves.iter().zip(&self.blocks).enumerate().map(|(l, (a, b))| format!("L{l} {a}/{b}")).collect();
+        format!(
+            "forest {}D, root {}, {} levels on {}: leaves/blocks per level [{}], total {}/{}; {} adapts in {:.3} ms; wrote {}",
+            args.dim,
+            args.root,
+            args.levels,
+            self.device,
+            per_level.join(", "),
+            self.leaves.iter().sum::<usize>(),
+            self.blocks.iter().sum::<usize>(),
+            self.adapts,
+            self.adapt_time.as_secs_f64() * 1e3,
+            self.vtu.display()
+        )
+    }
+}
+
+#[allow(dead_code)]
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(summary) => {
+            println!("{}", summary.line(&args));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Validates the arguments and runs the example (the integration test calls this too).
+pub fn run(args: &Args) -> Result<Summary> {
+    if args.root < 8 || args.root % 4 != 0 {
+        bail!("invalid root = {}: a multiple of 4 (the block edge) and at least 8", args.root);
+    }
+    let max = ramus::kernels::amr::MAX_LEVELS;
+    if args.levels < 1 || args.levels > max {
+        bail!("invalid levels = {}: 1 to {max}", args.levels);
+    }
+    let backend: Backend = args.backend.parse()?;
+    let device = Device::new(backend)?;
+    match args.dim {
+        2 => run_dim::<D2>(args, device),
+        3 => run_dim::<D3>(args, device),
+        d => bail!("invalid dim = {d}: 2 or 3"),
+    }
+}
+
+/// Blocks the refinement around the surface needs, generously: `2^D` children for each
+/// block within a few block widths of the surface, on every level, plus the root grid.
+fn estimate_capacity(dim: usize, root: usize, levels: usize) -> usize {
+    let roots = (root / 4).pow(dim as u32);
+    let surface = if dim == 2 { 2.0 * std::f64::consts::PI * RADIUS } else { 4.0 * std::f64::consts::PI * RADIUS * RADIUS };
+    let mut total = roots;
+    let mut full = roots;
+    for l in 1..levels {
+        let width = 4.0 / (root as f64 * (1u64 << (l - 1)) as f64);
+        let near = 6.0 * surface / width.powi(dim as i32 - 1);
+        total += (1 << dim) * near.ceil() as usize;
+        full = full.saturating_add(roots.saturating_mul(1usize << (dim * l).min(60)));
+    }
+    total.min(full)
+}
+
+/// Leaves within [`BAND`] of their own size of the sphere surface (root cells).
+///
+/// `adapt` refuses to refine a leaf that lacks a same-level neighbour (2:1 balance), so
+/// marking only the leaves that cut the surface stalls after two levels: the next level
+/// needs the neighbours of the cut leaves refined too. A band a block wide around the
+/// surface, on each level, keeps every cut leaf refinable.
+fn near_surface(dim: usize, g: &BlockGeometry, center: [f64; 3], radius: f64) -> bool {
+    let (mut near, mut far) = (0.0f64, 0.0f64);
+    for a in 0..dim {
+        let (lo, hi) = (g.origin[a], g.origin[a] + g.size);
+        let d = center[a].clamp(lo, hi) - center[a];
+        near += d * d;
+        let e = (lo - center[a]).abs().max((hi - center[a]).abs());
+        far += e * e;
+    }
+    let (near, far) = (near.sqrt(), far.sqrt());
+    let distance = if near > radius { near - radius } else if far < radius { radius - far } else { 0.0 };
+    distance <= BAND * g.size
+}
+
+/// Width of the refined band around the surface, in sizes of the leaf considered.
+pub const BAND: f64 = 1.0;
+
+fn run_dim<D: Dim>(args: &Args, device: Device) -> Result<Summary> {
+    let dim = D::D;
+    let capacity = args.capacity.unwrap_or_else(|| estimate_capacity(dim, args.root, args.levels));
+    let spec = MeshSpec {
+        cells: [args.root, args.root, if dim == 3 { args.root } else { 1 }],
+        boundaries: [Boundary::NO_SLIP; 6],
+        max_levels: args.levels,
+        capacity: Capacity::Blocks { blocks: capacity },
+    };
+    let device_name = device.name();
+    let mut mesh = Mesh::<D>::new(device, spec, 0).context("building the root grid")?;
+    let mut adapt_time = Duration::ZERO;
+    let mut adapts = 0;
+    let mut adapt = |mesh: &mut Mesh<D>, what: &str| -> Result<()> {
+        let t = Instant::now();
+        mesh.adapt().with_context(|| format!("adapting ({what})"))?;
+        mesh.device().synchronize()?;
+        adapt_time += t.elapsed();
+        adapts += 1;
+        Ok(())
+    };
+    let n = args.root as f64;
+    let center = [n / 2.0, n / 2.0, if dim == 3 { n / 2.0 } else { 0.0 }];
+    for round in 1..args.levels {
+        mesh.mark_with(|g| if near_surface(dim, &g, center, RADIUS * n) { MARK_REFINE } else { MARK_NONE })?;
+        adapt(&mut mesh, &format!("refinement round {round}"))?;
+    }
+    mesh.mark_region(Region::Box { min: [n / 2.0, 0.0, 0.0], max: [n, n, n] }, MARK_COARSEN)?;
+    adapt(&mut mesh, "coarsening x > 0.5")?;
+
+    let s = mesh.snapshot()?;
+    check(&s).context("the adapted forest is invalid")?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let vtu = args.out.join("forest.vtu");
+    write_leaf_blocks_vtu(&vtu, &s).with_context(|| format!("writing {}", vtu.display()))?;
+    let mut leaves = vec![0; args.levels];
+    let mut blocks = vec![0; args.levels];
+    for (l, ids) in s.id_sets.iter().enumerate() {
+        blocks[l] = ids.len();
+        leaves[l] = ids.iter().filter(|&&b| s.child[b as usize] < 0).count();
+    }
+    Ok(Summary { leaves, blocks, adapts, adapt_time, vtu, device: device_name })
+}
