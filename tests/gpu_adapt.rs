@@ -122,6 +122,7 @@ fn gpu_adapt_timings() {
     println!("device: {}", dev.name());
     let mut m = mesh::<D3>(dev.clone(), [128, 128, 128], [W; 6], 4, 1 << 20);
     let mut ws = AdaptWorkspace::new(&dev).unwrap();
+    ws.profile = true;
     // Warm up (module load, allocations).
     m.adapt_with(&mut ws).unwrap();
     let leaves = m.leaf_ids().unwrap();

@@ -432,6 +432,69 @@ crate::kernel_args! {
     }
 }
 
+crate::kernel_args! {
+    /// `out[i] = flags[i] != 0 ? values[i] : fill` for `i < n`, and `out[n] = fill`.
+    pub struct SelectOrArgs {
+        pub flags: *const u32,
+        pub values: *const u32,
+        pub out: *mut u32,
+        pub n: u32,
+        pub fill: u32,
+    }
+}
+
+/// Replaces the entries whose flag is clear by `fill` and appends one `fill`: with a
+/// `fill` above every valid value, a sort then a unique leave the distinct valid values
+/// first and exactly one `fill` last, so the count needs no separate compaction.
+pub struct SelectOr;
+
+impl Kernel for SelectOr {
+    const NAME: &'static str = "prim_select_or";
+    const SUFFIX: &'static str = "";
+    type Args = SelectOrArgs;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &SelectOrArgs) {
+        *a.out.add(i) = if i < a.n as usize && *a.flags.add(i) != 0 { *a.values.add(i) } else { a.fill };
+    }
+}
+
+crate::kernel_args! {
+    /// Stable rank sort of `n` (key, value) pairs by `key & mask`.
+    pub struct RankSortArgs {
+        pub keys_in: *const u32,
+        pub values_in: *const u32,
+        pub keys_out: *mut u32,
+        pub values_out: *mut u32,
+        pub n: u32,
+        pub mask: u32,
+    }
+}
+
+/// Stable sort of a small input in one launch: item `i` counts the items that must
+/// precede it (smaller key, or equal key and smaller index) and writes itself there.
+/// O(n²) work, O(1) launches: for the few-dozen-element sorts of small adapts, where a
+/// radix sort's passes would cost one launch each.
+pub struct RankSort;
+
+impl Kernel for RankSort {
+    const NAME: &'static str = "prim_rank_sort";
+    const SUFFIX: &'static str = "";
+    type Args = RankSortArgs;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &RankSortArgs) {
+        let k = *a.keys_in.add(i) & a.mask;
+        let mut rank = 0usize;
+        for j in 0..a.n as usize {
+            let kj = *a.keys_in.add(j) & a.mask;
+            rank += (kj < k || (kj == k && j < i)) as usize;
+        }
+        *a.keys_out.add(rank) = *a.keys_in.add(i);
+        *a.values_out.add(rank) = *a.values_in.add(i);
+    }
+}
+
 /// Stable split scatter of (key, value) pairs by one key bit.
 pub struct SplitScatter;
 

@@ -2,7 +2,7 @@
 //! marking functions. Every resulting forest is validated with the independent checker
 //! `ramus::amr::check` (geometric links, tree, statuses, masks, 2:1 balance, ID/gap sets).
 
-use ramus::amr::{check, Capacity, Mesh, MeshSnapshot, MeshSpec, Region};
+use ramus::amr::{AdaptWorkspace, check, Capacity, Mesh, MeshSnapshot, MeshSpec, Region};
 use ramus::backend::Device;
 use ramus::kernels::amr::{status, units, MARK_COARSEN, MARK_REFINE};
 use ramus::kernels::block::{link_index, N_SKIP};
@@ -416,12 +416,14 @@ fn cpu_adapt_timings() {
     let mut m = mesh::<D3>([64, 64, 64], [W; 6], 4, 400_000);
     let leaves = m.leaf_ids().unwrap();
     m.mark_blocks(&leaves, MARK_REFINE).unwrap();
-    show("uniform 16^3 roots -> level 1", &m.adapt().unwrap());
+    let mut ws = AdaptWorkspace::new(m.device()).unwrap();
+    ws.profile = true;
+    show("uniform 16^3 roots -> level 1", &m.adapt_with(&mut ws).unwrap());
     m.mark_region(Region::SphereSurface { center: [32.0; 3], radius: 20.0 }, MARK_REFINE).unwrap();
-    show("sphere surface -> level 2", &m.adapt().unwrap());
+    show("sphere surface -> level 2", &m.adapt_with(&mut ws).unwrap());
     let fine: Vec<u32> = m.leaf_geometry().unwrap().iter().filter(|g| g.level == 2).map(|g| g.id).collect();
     m.mark_blocks(&fine, MARK_COARSEN).unwrap();
-    show("coarsen level 2", &m.adapt().unwrap());
-    show("no marks", &m.adapt().unwrap());
+    show("coarsen level 2", &m.adapt_with(&mut ws).unwrap());
+    show("no marks", &m.adapt_with(&mut ws).unwrap());
     valid(&m);
 }

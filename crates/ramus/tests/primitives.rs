@@ -303,6 +303,8 @@ fn ptx_has_every_primitive_entry() {
         kernel_name::<k::Scatter<u32>>(),
         kernel_name::<k::Scatter<u64>>(),
         kernel_name::<k::SplitScatter>(),
+        kernel_name::<k::RankSort>(),
+        kernel_name::<k::SelectOr>(),
         "prim_scan_tiles_u32".to_string(),
         "prim_scan_tiles_u64".to_string(),
     ];
@@ -443,5 +445,43 @@ mod cooperative {
                 assert_eq!(sums[0], sums[1], "u64 n = {n}, op = {op}");
             }
         }
+    }
+}
+
+/// The one-launch rank sort that CUDA uses for small inputs gives the stable order (the
+/// radix sort's), run here through the CPU backend.
+#[test]
+fn rank_sort_kernel_is_stable() {
+    use ramus::kernels::primitives::{RankSort, RankSortArgs};
+    let dev = Device::Cpu;
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for n in [2usize, 3, 17, 256, 2048] {
+        let keys: Vec<u32> = (0..n)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state as u32) % 37 | 0xff00_0000 // ties, and high bits outside the mask
+            })
+            .collect();
+        let values: Vec<u32> = (0..n as u32).collect();
+        let mut expected: Vec<(u32, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+        expected.sort_by_key(|&(k, _)| k & 0xffff); // stable
+        let kb = dev.upload(&keys).unwrap();
+        let vb = dev.upload(&values).unwrap();
+        let mut ko = dev.zeros::<u32>(n).unwrap();
+        let mut vo = dev.zeros::<u32>(n).unwrap();
+        let args = RankSortArgs {
+            keys_in: dev.cptr(&kb),
+            values_in: dev.cptr(&vb),
+            keys_out: dev.ptr(&mut ko),
+            values_out: dev.ptr(&mut vo),
+            n: n as u32,
+            mask: 0xffff,
+        };
+        // SAFETY: all four buffers hold `n` items.
+        unsafe { dev.launch::<RankSort>(n, args).unwrap() };
+        let got: Vec<(u32, u32)> = dev.download(&ko).unwrap().into_iter().zip(dev.download(&vo).unwrap()).collect();
+        assert_eq!(got, expected, "n = {n}");
     }
 }

@@ -10,7 +10,7 @@ use core::intrinsics::gpu::gpu_launch_sized_workgroup_mem;
 
 use super::thread_index;
 use crate::primitives::{
-    scan_tile_cooperative, AddOffsets, CompactIndices, CompactValues, Cta, ScanArgs, Scatter, SplitScatter,
+    scan_tile_cooperative, AddOffsets, CompactIndices, CompactValues, Cta, RankSort, ScanArgs, SelectOr, Scatter, SplitScatter,
 };
 
 kernel_entries!(
@@ -24,6 +24,8 @@ kernel_entries!(
     prim_scatter_b4 => Scatter<u32>,
     prim_scatter_b8 => Scatter<u64>,
     prim_split_scatter => SplitScatter,
+    prim_rank_sort => RankSort,
+    prim_select_or => SelectOr,
 );
 
 /// The current CUDA CTA.

@@ -39,39 +39,53 @@ pub struct AdaptReport {
     pub refined: usize,
     /// Blocks coarsened (each lost its children).
     pub coarsened: usize,
-    /// Wall time of each step ([`ADAPT_STEPS`]), measured after a device synchronisation.
+    /// Wall time of each step ([`ADAPT_STEPS`]), measured after a device synchronisation;
+    /// zero unless [`AdaptWorkspace::profile`] is set.
     pub per_step: [(&'static str, Duration); 9],
+    /// Wall time of the whole call, the device synchronised at its end.
+    pub elapsed: Duration,
 }
 
 impl AdaptReport {
-    /// Total wall time.
+    /// Wall time of the whole call.
     pub fn total(&self) -> Duration {
-        self.per_step.iter().map(|s| s.1).sum()
+        self.elapsed
     }
 }
 
-/// Per-step stopwatch; each lap waits for the device first.
+/// Per-step stopwatch; when profiling, each lap waits for the device first.
 struct Clock {
     dev: Device,
+    profile: bool,
+    start: Instant,
     t: Instant,
     steps: [(&'static str, Duration); 9],
 }
 
 impl Clock {
-    fn new(dev: Device) -> Self {
+    fn new(dev: Device, profile: bool) -> Self {
         let mut steps = [("", Duration::ZERO); 9];
         for (s, n) in steps.iter_mut().zip(ADAPT_STEPS) {
             s.0 = n;
         }
-        Clock { dev, t: Instant::now(), steps }
+        let now = Instant::now();
+        Clock { dev, profile, start: now, t: now, steps }
     }
 
     fn lap(&mut self, step: usize) -> Result<()> {
-        self.dev.synchronize()?;
-        let now = Instant::now();
-        self.steps[step].1 = now - self.t;
-        self.t = now;
+        if self.profile {
+            self.dev.synchronize()?;
+            let now = Instant::now();
+            self.steps[step].1 = now - self.t;
+            self.t = now;
+        }
         Ok(())
+    }
+
+    /// The report, after waiting for the device.
+    fn report(self, refined: usize, coarsened: usize) -> Result<AdaptReport> {
+        self.dev.synchronize()?;
+        Ok(AdaptReport { refined, coarsened, per_step: self.steps, elapsed: self.start.elapsed() })
     }
 }
 
@@ -93,7 +107,7 @@ impl<D: Dim> Mesh<D> {
     /// "the block pool" with the forest unchanged (marks cleared).
     pub fn adapt_with(&mut self, ws: &mut AdaptWorkspace) -> Result<AdaptReport> {
         let dev = self.device.clone();
-        let mut clock = Clock::new(dev.clone());
+        let mut clock = Clock::new(dev.clone(), ws.profile);
         let nc = D::CHILDREN;
         let nb = D::NEIGHBORS;
         let bits = key_bits(self.capacity);
@@ -107,12 +121,15 @@ impl<D: Dim> Mesh<D> {
         a.out2 = dev.ptr(&mut ws.fb);
         a.a = self.spec.max_levels as i32;
         self.run::<Sanitize<D>>(n_act, a)?;
-        let n_r = prim::count_nonzero(&dev, &mut ws.scratch, &ws.fa, n_act)?;
-        let n_c = prim::count_nonzero(&dev, &mut ws.scratch, &ws.fb, n_act)?;
+        // Compaction returns the counts: one read-back each, no separate count.
+        ensure(&dev, &mut ws.r, n_act)?;
+        ensure(&dev, &mut ws.c, n_act)?;
+        let n_r = prim::compact(&dev, &mut ws.scratch, &ws.fa, &ws.active, n_act, &mut ws.r)?;
+        let n_c = prim::compact(&dev, &mut ws.scratch, &ws.fb, &ws.active, n_act, &mut ws.c)?;
         if n_r + n_c == 0 {
             self.clear_marks(ws, n_act)?;
             clock.lap(0)?;
-            return Ok(AdaptReport { refined: 0, coarsened: 0, per_step: clock.steps });
+            return clock.report(0, 0);
         }
         let taken = n_r * nc;
         if taken > self.gap_count {
@@ -125,10 +142,6 @@ impl<D: Dim> Mesh<D> {
                 available: self.gap_count as u64 * per,
             });
         }
-        ensure(&dev, &mut ws.r, n_r)?;
-        ensure(&dev, &mut ws.c, n_c)?;
-        prim::compact(&dev, &mut ws.scratch, &ws.fa, &ws.active, n_act, &mut ws.r)?;
-        prim::compact(&dev, &mut ws.scratch, &ws.fb, &ws.active, n_act, &mut ws.c)?;
         // Ascending IDs: children are assigned in this order (S2), independent of ID-set order.
         ensure(&dev, &mut ws.vals, n_r.max(n_c))?;
         prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.r, &mut ws.vals, n_r, bits)?;
@@ -148,7 +161,8 @@ impl<D: Dim> Mesh<D> {
         a.out = dev.ptr(&mut ws.t1);
         a.out2 = dev.ptr(&mut ws.t2);
         self.run::<GatherNeighbours<D>>(n_k, a)?;
-        let n_m = sort_unique(&dev, ws, n_k * nb, bits, Target::Map)?;
+        // Neighbour lists are mostly valid (only links across walls are not).
+        let n_m = sort_unique(&dev, ws, n_k * nb, bits, Target::Map, true)?;
         clock.lap(1)?;
 
         // S2 Map Gaps to Marked Blocks: first children from the end of the gap set, then
@@ -243,7 +257,8 @@ impl<D: Dim> Mesh<D> {
         a.out = dev.ptr(&mut ws.t1);
         a.out2 = dev.ptr(&mut ws.t2);
         self.run::<GatherParents<D>>(n_k, a)?;
-        let n_p = sort_unique(&dev, ws, n_k, bits, Target::Set)?;
+        // Root blocks have no parent: this list is often mostly invalid.
+        let n_p = sort_unique(&dev, ws, n_k, bits, Target::Set, false)?;
         let mut a = self.args(dev.cptr(&ws.set));
         a.out = dev.ptr(&mut ws.t1);
         self.run::<BranchStatus<D>>(n_p, a)?;
@@ -280,7 +295,7 @@ impl<D: Dim> Mesh<D> {
         self.clear_marks(ws, n_act)?;
         clock.lap(8)?;
 
-        Ok(AdaptReport { refined: n_r, coarsened: n_c2, per_step: clock.steps })
+        clock.report(n_r, n_c2)
     }
 
     fn set_status(&mut self, list: *const u32, n: usize, s: i32) -> Result<()> {
@@ -327,12 +342,33 @@ enum Target {
     Set,
 }
 
-/// Compacts the valid entries of `ws.t1[..n]` (flags in `ws.t2`), sorts them and writes
-/// the distinct values to `ws.map` or `ws.set`; returns their count.
-fn sort_unique(dev: &Device, ws: &mut AdaptWorkspace, n: usize, bits: u32, target: Target) -> Result<usize> {
-    ensure(dev, &mut ws.keys, n)?;
-    let m = prim::compact(dev, &mut ws.scratch, &ws.t2, &ws.t1, n, &mut ws.keys)?;
-    sort_unique_keys(dev, ws, m, bits, target)
+/// Sorts the valid entries of `ws.t1[..n]` (flags in `ws.t2`) and writes the distinct
+/// values to `ws.map` or `ws.set`; returns their count.
+///
+/// `mostly_valid`: replace the invalid entries by a fill value above every block ID and
+/// append one more fill, so they sort last and `unique` counts exactly one of them —
+/// one read-back (the unique count) instead of two, at the price of sorting the invalid
+/// entries. Otherwise compact first.
+fn sort_unique(dev: &Device, ws: &mut AdaptWorkspace, n: usize, bits: u32, target: Target, mostly_valid: bool) -> Result<usize> {
+    if !mostly_valid {
+        ensure(dev, &mut ws.keys, n)?;
+        let m = prim::compact(dev, &mut ws.scratch, &ws.t2, &ws.t1, n, &mut ws.keys)?;
+        return sort_unique_keys(dev, ws, m, bits, target);
+    }
+    ensure(dev, &mut ws.keys, n + 1)?;
+    let fill = if bits >= 32 { u32::MAX } else { (1u32 << bits) - 1 };
+    let args = ramus_kernels::primitives::SelectOrArgs {
+        flags: dev.cptr(&ws.t2),
+        values: dev.cptr(&ws.t1),
+        out: dev.ptr(&mut ws.keys),
+        n: n as u32,
+        fill,
+    };
+    // SAFETY: t1 and t2 hold `n` items, keys `n + 1`.
+    unsafe { dev.launch::<ramus_kernels::primitives::SelectOr>(n + 1, args)? };
+    let m = sort_unique_keys(dev, ws, n + 1, bits, target)?;
+    // `key_bits(capacity)` bits hold the capacity itself, so the fill exceeds every ID.
+    Ok(m - 1)
 }
 
 /// Sorts `ws.keys[..m]` and writes the distinct values to `ws.map` or `ws.set`; returns

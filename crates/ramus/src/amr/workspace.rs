@@ -40,6 +40,9 @@ pub struct AdaptWorkspace {
     pub(crate) set: Buffer<u32>,
     /// Per-level offsets (`MAX_LEVELS + 1`).
     pub(crate) off: Buffer<u32>,
+    /// Time every step separately ([`super::AdaptReport::per_step`]): synchronises the
+    /// device after each step, which adds to small adapts. Off by default.
+    pub profile: bool,
 }
 
 impl AdaptWorkspace {
@@ -50,6 +53,7 @@ impl AdaptWorkspace {
         let z = || Buffer::Host(Vec::new());
         Ok(AdaptWorkspace {
             scratch: Scratch::new(dev),
+            profile: false,
             active: z(),
             fa: z(),
             fb: z(),

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
-    ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PinnedHostSlice,
+    PushKernelArg, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
@@ -44,7 +44,13 @@ pub struct CudaDevice {
     module: Arc<CudaModule>,
     functions: Mutex<HashMap<String, CudaFunction>>,
     name: String,
+    /// Page-locked staging memory for small reads (the scalar counts of the AMR routine):
+    /// a copy from device memory into pinned memory avoids the driver's bounce buffer.
+    staging: Mutex<PinnedHostSlice<u64>>,
 }
+
+/// Bytes of [`CudaDevice::staging`].
+const STAGING_BYTES: usize = 4096;
 
 /// Where kernels run and buffers live.
 #[derive(Clone)]
@@ -174,7 +180,22 @@ impl Device {
         match (self, buf) {
             (Device::Cpu, Buffer::Host(v)) => Ok(v[range].to_vec()),
             (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
-                c.stream.clone_dtoh(&slice.slice(range)).map_err(|e| driver_error("downloading", e))
+                let bytes = range.len() * std::mem::size_of::<T>();
+                if bytes > STAGING_BYTES {
+                    return c.stream.clone_dtoh(&slice.slice(range)).map_err(|e| driver_error("downloading", e));
+                }
+                let mut staging = c.staging.lock().unwrap_or_else(|p| p.into_inner());
+                let host = staging.as_mut_ptr().map_err(|e| driver_error("staging a read", e))? as *mut T;
+                let src = slice.device_ptr(&c.stream).0 + (range.start * std::mem::size_of::<T>()) as u64;
+                // SAFETY: the staging buffer is page-aligned and holds STAGING_BYTES >= bytes;
+                // `src` lies inside `slice`; the copy completes before the synchronisation.
+                unsafe {
+                    let dst = std::slice::from_raw_parts_mut(host, range.len());
+                    cudarc::driver::result::memcpy_dtoh_async(dst, src, c.stream.cu_stream())
+                        .map_err(|e| driver_error("downloading", e))?;
+                    c.stream.synchronize().map_err(|e| driver_error("synchronising", e))?;
+                    Ok(dst.to_vec())
+                }
             }
             _ => Err(mismatch()),
         }
@@ -338,7 +359,10 @@ impl CudaDevice {
         let stream = ctx.default_stream();
         let module =
             ctx.load_module(Ptx::from_src(kernels_ptx()?)).map_err(|e| driver_error("loading the PTX module", e))?;
-        Ok(CudaDevice { ctx, stream, module, functions: Mutex::new(HashMap::new()), name })
+        // SAFETY: plain page-locked allocation (default flags: cached, readable by the host).
+        let staging = unsafe { ctx.alloc_pinned_with_flags::<u64>(STAGING_BYTES / 8, 0) }
+            .map_err(|e| driver_error("allocating pinned staging memory", e))?;
+        Ok(CudaDevice { ctx, stream, module, functions: Mutex::new(HashMap::new()), name, staging: Mutex::new(staging) })
     }
 
     fn function(&self, name: &str) -> Result<CudaFunction> {
