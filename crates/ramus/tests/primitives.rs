@@ -485,3 +485,24 @@ fn rank_sort_kernel_is_stable() {
         assert_eq!(got, expected, "n = {n}");
     }
 }
+
+/// `compact_deferred` leaves the same output and count as `compact`, the count on the
+/// device.
+#[test]
+fn compact_deferred_matches_compact() {
+    let dev = Device::Cpu;
+    let mut scratch = Scratch::new(&dev);
+    for n in [0usize, 1, 257, 5000] {
+        let flags: Vec<u32> = (0..n as u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 29) & 1).collect();
+        let values: Vec<u32> = (0..n as u32).map(|i| i * 3 + 1).collect();
+        let fb = dev.upload(&flags).unwrap();
+        let vb = dev.upload(&values).unwrap();
+        let mut a = dev.zeros::<u32>(n.max(1)).unwrap();
+        let mut b = dev.zeros::<u32>(n.max(1)).unwrap();
+        let mut counts = dev.zeros::<u64>(3).unwrap();
+        let m = prim::compact(&dev, &mut scratch, &fb, &vb, n, &mut a).unwrap();
+        prim::compact_deferred(&dev, &mut scratch, &fb, &vb, n, &mut b, &mut counts, 2).unwrap();
+        assert_eq!(dev.get(&counts, 2).unwrap() as usize, m, "n = {n}");
+        assert_eq!(dev.read(&a, 0..m).unwrap(), dev.read(&b, 0..m).unwrap(), "n = {n}");
+    }
+}

@@ -26,7 +26,7 @@ use ramus_kernels::Dim;
 use super::workspace::{ensure, key_bits, AdaptWorkspace};
 use super::{metadata_bytes_per_block, Mesh};
 use crate::backend::primitives as prim;
-use crate::backend::Device;
+use crate::backend::{Buffer, Device};
 use crate::error::{Error, Result};
 
 /// Names of the timed steps, in order (paper: Preparation, then steps 1–8).
@@ -121,11 +121,16 @@ impl<D: Dim> Mesh<D> {
         a.out2 = dev.ptr(&mut ws.fb);
         a.a = self.spec.max_levels as i32;
         self.run::<Sanitize<D>>(n_act, a)?;
-        // Compaction returns the counts: one read-back each, no separate count.
+        // Both compactions leave their counts on the device: one read-back for the two.
         ensure(&dev, &mut ws.r, n_act)?;
         ensure(&dev, &mut ws.c, n_act)?;
-        let n_r = prim::compact(&dev, &mut ws.scratch, &ws.fa, &ws.active, n_act, &mut ws.r)?;
-        let n_c = prim::compact(&dev, &mut ws.scratch, &ws.fb, &ws.active, n_act, &mut ws.c)?;
+        if ws.counts.len() < 2 || matches!((&dev, &ws.counts), (Device::Cuda(_), Buffer::Host(_))) {
+            ws.counts = dev.zeros(2)?;
+        }
+        prim::compact_deferred(&dev, &mut ws.scratch, &ws.fa, &ws.active, n_act, &mut ws.r, &mut ws.counts, 0)?;
+        prim::compact_deferred(&dev, &mut ws.scratch, &ws.fb, &ws.active, n_act, &mut ws.c, &mut ws.counts, 1)?;
+        let counts = dev.read(&ws.counts, 0..2)?;
+        let (n_r, n_c) = (counts[0] as usize, counts[1] as usize);
         if n_r + n_c == 0 {
             self.clear_marks(ws, n_act)?;
             clock.lap(0)?;

@@ -40,6 +40,8 @@ pub struct AdaptWorkspace {
     pub(crate) set: Buffer<u32>,
     /// Per-level offsets (`MAX_LEVELS + 1`).
     pub(crate) off: Buffer<u32>,
+    /// Counts left on the device by deferred compactions, read together.
+    pub(crate) counts: Buffer<u64>,
     /// Time every step separately ([`super::AdaptReport::per_step`]): synchronises the
     /// device after each step, which adds to small adapts. Off by default.
     pub profile: bool,
@@ -54,6 +56,7 @@ impl AdaptWorkspace {
         Ok(AdaptWorkspace {
             scratch: Scratch::new(dev),
             profile: false,
+            counts: Buffer::Host(Vec::new()),
             active: z(),
             fa: z(),
             fb: z(),

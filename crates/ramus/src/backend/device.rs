@@ -213,17 +213,29 @@ impl Device {
 
     /// Copies `src[..n]` into `dst[offset..offset + n]` on the device.
     pub fn copy<T: Elem>(&self, src: &Buffer<T>, n: usize, dst: &mut Buffer<T>, offset: usize) -> Result<()> {
+        self.copy_range(src, 0, n, dst, offset)
+    }
+
+    /// Copies `src[from..from + n]` into `dst[offset..offset + n]` on the device.
+    pub fn copy_range<T: Elem>(
+        &self,
+        src: &Buffer<T>,
+        from: usize,
+        n: usize,
+        dst: &mut Buffer<T>,
+        offset: usize,
+    ) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
         match (self, src, dst) {
             (Device::Cpu, Buffer::Host(s), Buffer::Host(d)) => {
-                d[offset..offset + n].copy_from_slice(&s[..n]);
+                d[offset..offset + n].copy_from_slice(&s[from..from + n]);
                 Ok(())
             }
             (Device::Cuda(c), Buffer::Cuda { slice: s, .. }, Buffer::Cuda { slice: d, .. }) => {
                 let mut view = d.slice_mut(offset..offset + n);
-                c.stream.memcpy_dtod(&s.slice(0..n), &mut view).map_err(|e| driver_error("copying", e))
+                c.stream.memcpy_dtod(&s.slice(from..from + n), &mut view).map_err(|e| driver_error("copying", e))
             }
             _ => Err(mismatch()),
         }

@@ -378,6 +378,38 @@ fn compact_by<T: Elem>(
     Ok(count)
 }
 
+/// Stream compaction like [`compact`], without reading the count back: `out` must hold
+/// `n` items, and the count is left on the device in `counts[slot]`, so that a caller
+/// can read several counts with one read-back (each read-back is a device
+/// synchronisation).
+#[allow(clippy::too_many_arguments)]
+pub fn compact_deferred<T: Elem>(
+    dev: &Device,
+    scratch: &mut Scratch,
+    flags: &Buffer<u32>,
+    values: &Buffer<T>,
+    n: usize,
+    out: &mut Buffer<T>,
+    counts: &mut Buffer<u64>,
+    slot: usize,
+) -> Result<()> {
+    check(dev, flags, n, "compact_deferred flags")?;
+    check(dev, values, n, "compact_deferred values")?;
+    check(dev, out, n, "compact_deferred output")?;
+    check(dev, counts, slot + 1, "compact_deferred counts")?;
+    if n == 0 {
+        return dev.write(counts, slot, &[0]);
+    }
+    word_size::<T>()?;
+    let (plan, sums, local) = scan_into_scratch(dev, scratch, flags, n, NONZERO)?;
+    let out_p = dev.ptr(out);
+    // SAFETY: `flags`/`values` have `n` items, `out` holds `n` >= the count.
+    unsafe {
+        compact_values(dev, n, dev.cptr(flags), dev.cptr(values), local, sums.wrapping_add(plan.levels[0].0), out_p, NONZERO)?
+    };
+    dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
+}
+
 /// Stream compaction (`copy_if`): writes the `values[i]` with `flags[i] != 0`, `i < n`,
 /// in order, to `out[..count]` and returns `count`. `T` must be 1, 4 or 8 bytes (every
 /// [`Elem`] of ramus is).
