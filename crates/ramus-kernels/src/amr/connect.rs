@@ -74,7 +74,8 @@ amr_kernel!(
 );
 
 amr_kernel!(
-    /// **Update Connectivity**. Item `i` over children `y = list[i]` of refined map blocks:
+    /// **Update Connectivity**. Item `i` over blocks `y = list[i]` (the children of refined
+    /// map blocks, and the map itself; root blocks are skipped, their links are fixed):
     /// link `o` of child position `c0` is `q = c0 + o ∈ {-1..2}^D`, in the parent's
     /// neighbour `O = floor(q / 2)` at child position `q mod 2`: the parent's `nbr_child[O]`
     /// plus that child index if it is a child ID; `N_SKIP` if the neighbour is a leaf
@@ -84,7 +85,12 @@ amr_kernel!(
         let p = &a.pool;
         let nb = D::NEIGHBORS;
         let y = *a.list.add(i) as usize;
-        let q = *p.parent.add(y) as usize;
+        let q = *p.parent.add(y);
+        if q < 0 {
+            // A root block: its links never change.
+            return;
+        }
+        let q = q as usize;
         let k = y as i32 - *p.child.add(q);
         let (px, py, pz) = (k & 1, (k >> 1) & 1, k >> 2);
         let mut j = 0usize;

@@ -281,18 +281,30 @@ impl<D: Dim> Mesh<D> {
         a.out = dev.ptr(&mut ws.t1);
         a.out2 = dev.ptr(&mut ws.t2);
         self.run::<GatherChildren<D>>(n_m, a)?;
-        ensure(&dev, &mut ws.ch, n_m * nc)?;
-        let n_ch = prim::compact(&dev, &mut ws.scratch, &ws.t2, &ws.t1, n_m * nc, &mut ws.ch)?;
-        let a = self.args(dev.cptr(&ws.ch));
-        self.run::<ChildLinks<D>>(n_ch, a)?;
-        let mut a = self.args(dev.cptr(&ws.ch));
-        a.a = 1;
-        self.run::<NeighbourChildren<D>>(n_ch, a)?;
-        // Masks of the map and of those children (a block may be both: deduplicate).
-        ensure(&dev, &mut ws.keys, n_m + n_ch)?;
+        // The map and the children of its refined blocks, sorted and distinct, in one
+        // read-back: children of leaves become a fill value above every ID (see
+        // `sort_unique`). Links are recomputed for all of them from their parents'
+        // `nbr_child`, which is current (untouched, or refreshed just above for map
+        // blocks): for blocks whose links did not change this rewrites the same values.
+        let n_all = n_m + n_m * nc;
+        ensure(&dev, &mut ws.keys, n_all + 1)?;
         dev.copy(&ws.map, n_m, &mut ws.keys, 0)?;
-        dev.copy(&ws.ch, n_ch, &mut ws.keys, n_m)?;
-        let n_s = sort_unique_keys(&dev, ws, n_m + n_ch, bits, Target::Set)?;
+        let fill = if bits >= 32 { u32::MAX } else { (1u32 << bits) - 1 };
+        let args = ramus_kernels::primitives::SelectOrArgs {
+            flags: dev.cptr(&ws.t2),
+            values: dev.cptr(&ws.t1),
+            out: dev.ptr(&mut ws.keys).wrapping_add(n_m),
+            n: (n_m * nc) as u32,
+            fill,
+        };
+        // SAFETY: t1/t2 hold `n_m N_c` items; keys holds `n_all + 1`.
+        unsafe { dev.launch::<ramus_kernels::primitives::SelectOr>(n_m * nc + 1, args)? };
+        let n_s = sort_unique_keys(&dev, ws, n_all + 1, bits, Target::Set)? - 1;
+        let a = self.args(dev.cptr(&ws.set));
+        self.run::<ChildLinks<D>>(n_s, a)?;
+        let mut a = self.args(dev.cptr(&ws.set));
+        a.a = 1;
+        self.run::<NeighbourChildren<D>>(n_s, a)?;
         let a = self.args(dev.cptr(&ws.set));
         self.run::<CellMasks<D>>(n_s * D::BLOCK_CELLS, a)?;
         let a = self.args(dev.cptr(&ws.set));

@@ -34,8 +34,6 @@ pub struct AdaptWorkspace {
     pub(crate) vals: Buffer<u32>,
     /// The minimal map (sorted, unique).
     pub(crate) map: Buffer<u32>,
-    /// Children of refined map blocks.
-    pub(crate) ch: Buffer<u32>,
     /// Distinct parents / blocks whose masks are recomputed.
     pub(crate) set: Buffer<u32>,
     /// Per-level offsets (`MAX_LEVELS + 1`).
@@ -69,7 +67,6 @@ impl AdaptWorkspace {
             keys: z(),
             vals: z(),
             map: z(),
-            ch: z(),
             set: z(),
             off: z(),
         })
