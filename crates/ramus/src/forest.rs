@@ -8,6 +8,7 @@ use ramus_kernels::stream::{StepParams, StreamArgs, StreamCollide};
 use ramus_kernels::{Dim, VelocitySet};
 
 use crate::amr::RootGrid;
+use crate::backend::device::check_host_memory;
 use crate::backend::{Backend, Buffer, Device};
 use crate::config::ForestConfig;
 use crate::error::Result;
@@ -55,6 +56,11 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// Validates `config`, builds the root grid, and fills it with fluid at rest (ρ = 1).
     pub fn new(config: ForestConfig) -> Result<Self> {
         let tau = config.validate(D::D)?;
+        // The pool and the links are built on the host first: refuse what cannot fit
+        // rather than abort in the allocator.
+        let cells = config.cells[..D::D].iter().try_fold(1usize, |n, &c| n.checked_mul(c));
+        let per_cell = Q::Q * std::mem::size_of::<F>() + 4 * D::NEIGHBORS / D::BLOCK_CELLS + 4;
+        check_host_memory("the distribution pool and links", cells.and_then(|c| c.checked_mul(per_cell)))?;
         let root = RootGrid::<D>::new(config.cells, &config.boundaries);
         let capacity_blocks = root.len();
         let ids: Vec<u32> = (0..root.len() as u32).collect();

@@ -39,3 +39,25 @@ fn backend_names_parse() {
     let e = "tpu".parse::<Backend>().unwrap_err();
     assert!(e.to_string().contains("backend"), "{e}");
 }
+
+/// Sizes no machine can hold are an error, not an abort in the allocator.
+#[test]
+fn huge_configurations_are_out_of_memory_errors() {
+    use ramus::amr::{Capacity, Mesh, MeshSpec};
+    use ramus::backend::Device;
+    use ramus::{Boundary, D3};
+
+    let forest = Forest::<D2, D2Q9, f64>::new(ForestConfig::new([1 << 22, 1 << 22, 0]).backend(Backend::Cpu));
+    assert!(matches!(forest, Err(Error::OutOfMemory { .. })), "{:?}", forest.err());
+
+    let spec = |cells, blocks| MeshSpec {
+        cells,
+        boundaries: [Boundary::NO_SLIP; 6],
+        max_levels: 4,
+        capacity: Capacity::Blocks { blocks },
+    };
+    let mesh = Mesh::<D3>::new(Device::Cpu, spec([16; 3], usize::MAX / 2), 0);
+    assert!(matches!(mesh, Err(Error::OutOfMemory { .. })), "{:?}", mesh.err().map(|e| e.to_string()));
+    let mesh = Mesh::<D3>::new(Device::Cpu, spec([1 << 20; 3], 1 << 20), 0);
+    assert!(matches!(mesh, Err(Error::OutOfMemory { .. })), "{:?}", mesh.err().map(|e| e.to_string()));
+}

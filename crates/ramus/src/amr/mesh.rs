@@ -5,6 +5,7 @@ use ramus_kernels::block::{link_index, EDGE};
 use ramus_kernels::Dim;
 
 use super::RootGrid;
+use crate::backend::device::check_host_memory;
 use crate::backend::{Buffer, Device};
 use crate::config::Boundary;
 use crate::error::{Error, Result};
@@ -89,9 +90,11 @@ impl<D: Dim> Mesh<D> {
                 format!("1 to {} grid levels", ramus_kernels::amr::MAX_LEVELS),
             ));
         }
+        let per_block = metadata_bytes_per_block::<D>(spec.max_levels) + extra_bytes_per_block;
+        let root_blocks = (0..D::D).try_fold(1usize, |n, a| n.checked_mul(spec.cells[a] / EDGE));
+        check_host_memory("the root grid", root_blocks.and_then(|n| n.checked_mul(8 * D::NEIGHBORS)))?;
         let root = RootGrid::<D>::new(spec.cells, &spec.boundaries);
         let n_root = root.len();
-        let per_block = metadata_bytes_per_block::<D>(spec.max_levels) + extra_bytes_per_block;
         let capacity = match spec.capacity {
             Capacity::Blocks { blocks } => blocks,
             Capacity::FreeMemoryFraction { fraction } => {
@@ -101,6 +104,18 @@ impl<D: Dim> Mesh<D> {
                 (device.free_memory()? as f64 * fraction) as usize / per_block
             }
         };
+        // The pool arrays are initialised on the host, then uploaded.
+        check_host_memory("the block pool", capacity.checked_mul(per_block))?;
+        if let Device::Cuda(_) = device {
+            let free = device.free_memory()?;
+            if capacity.checked_mul(per_block).is_none_or(|b| b > free) {
+                return Err(Error::OutOfMemory {
+                    what: format!("a pool of {capacity} blocks"),
+                    needed: capacity.saturating_mul(per_block) as u64,
+                    available: free as u64,
+                });
+            }
+        }
         if capacity < n_root {
             return Err(Error::OutOfMemory {
                 what: format!("a pool for the {n_root} root blocks (capacity {capacity} blocks)"),

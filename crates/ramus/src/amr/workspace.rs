@@ -48,7 +48,7 @@ pub struct AdaptWorkspace {
 impl AdaptWorkspace {
     /// Empty temporaries on `dev`.
     pub fn new(dev: &Device) -> Result<Self> {
-        // Nothing is allocated here (placeholders; `ensure` allocates on the first use), so
+        // Nothing is allocated here (empty host vectors until `ensure` allocates on first use), so
         // that an adapt without marks stays cheap even with a fresh workspace.
         let z = || Buffer::Host(Vec::new());
         Ok(AdaptWorkspace {

@@ -342,6 +342,20 @@ pub fn kernel_name<K: Kernel>() -> String {
     }
 }
 
+/// An error instead of an aborting allocation: `bytes` (None if the size overflowed)
+/// must fit in the host's available memory.
+pub(crate) fn check_host_memory(what: &str, bytes: Option<usize>) -> Result<()> {
+    let available = host_available_memory();
+    match bytes {
+        Some(b) if b <= available => Ok(()),
+        _ => Err(Error::OutOfMemory {
+            what: format!("{what} (built in host memory first)"),
+            needed: bytes.map_or(u64::MAX, |b| b as u64),
+            available: available as u64,
+        }),
+    }
+}
+
 /// `MemAvailable` of `/proc/meminfo`, or 4 GiB where that cannot be read.
 fn host_available_memory() -> usize {
     std::fs::read_to_string("/proc/meminfo")
