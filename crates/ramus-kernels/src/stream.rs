@@ -294,3 +294,42 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for StreamCollide<L, F, OD
         stream_collide::<L, F, ODD>(&fld, &a.params, b, i & (m - 1));
     }
 }
+
+/// Writes `h` as the pre-collision populations of cell `t` of block `b` in the layout of
+/// a state reached after an even (`ODD = false`) or odd number of steps: the inverse of
+/// [`load_cell`], so that `load_cell` returns `h` afterwards (to round-off where a wall
+/// term is added back). Grid communication needs it to overwrite cells of a level that is
+/// between steps (paper, section "Grid Communication": averaging into coarse cells).
+///
+/// Every location written is one that `load_cell` of this cell reads, so concurrent
+/// calls for distinct cells do not race.
+///
+/// # Safety
+/// As for [`load`].
+#[inline(always)]
+pub unsafe fn store_cell<L: VelocitySet, F: Real, const ODD: bool>(
+    fld: &Field<F>,
+    p: &StepParams<F>,
+    b: usize,
+    t: usize,
+    h: &L::Pop<F>,
+) {
+    let x = cell_coords(t);
+    let links = if ODD { odd_links::<L, F>(fld, b, x) } else { L::Pop::<i32>::default() };
+    L::unroll(
+        #[inline(always)]
+        |i| {
+            if !ODD || i == 0 {
+                *fld.f.add(pool_index::<L>(b, i, t)) = h[i];
+            } else {
+                let c = L::C[i];
+                let link = links[i];
+                if link >= 0 {
+                    *fld.f.add(pool_index::<L>(link as usize, L::opposite(i), wrapped(x, [-c[0], -c[1], -c[2]]))) = h[i];
+                } else {
+                    *fld.f.add(pool_index::<L>(b, i, t)) = h[i] - wall_term::<L, F>(p, link, i);
+                }
+            }
+        },
+    );
+}
