@@ -14,6 +14,7 @@
 //! - [`block`]: cell-block geometry, neighbour-link indexing and sentinels (section "Data Structures").
 //! - [`collide`]: equilibrium, moments and BGK relaxation (section "Collision").
 //! - [`stream`]: in-place streaming fused with collision, boundary links (section "Streaming").
+//! - [`interpolate`], [`average`]: rescaling, coarse → fine interpolation and fine → coarse averaging (section "Grid Communication").
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -21,8 +22,10 @@
 )]
 
 pub mod amr;
+pub mod average;
 pub mod block;
 pub mod collide;
+pub mod interpolate;
 pub mod lattice;
 pub mod launch;
 pub mod primitives;

@@ -55,3 +55,4 @@ kernel_entries! {
 // Entry points of the AMR routine and the parallel primitives, one file each.
 mod amr;
 mod primitives;
+mod comm;

@@ -1,0 +1,118 @@
+//! Fine → coarse grid communication: averaging (paper, section "Grid Communication",
+//! subsection "Averaging").
+//!
+//! Coarse cell `j` (local coordinates `j_a ∈ 0..4`) of a parent block is covered by child
+//! `k` with position `cp_a = j_a / 2` (`k = cp_x + 2 cp_y + 4 cp_z`, the paper's
+//! `octant_l`), and within that child by the `2^D` fine cells with coordinates
+//! `2 (j_a mod 2) + e_a`, `e ∈ {0,1}^D` (the paper's `ID_{l,c}` plus the offsets `e`).
+//! The coarse value is their mean, then rescaled with `2τ_C/τ_F`
+//! ([`crate::interpolate::rescale`], the paper's "f^C ≈ f^{F,eq} + (f^F − f^{F,eq})
+//! τ^C/τ^F" in per-level lattice units). Averaging first and rescaling the mean once keeps
+//! only two populations in registers; mass and momentum are the mean of the fine ones
+//! either way (rescaling conserves them).
+//!
+//! For the linear scheme averaging is an exact left inverse of interpolation: the fine
+//! cells of coarse cell `j` lie at `±1/4` around its centre, all inside the same unit
+//! cell, and the mean of a multilinear function over points placed symmetrically about a
+//! node is its value there.
+
+use core::marker::PhantomData;
+
+use crate::amr::{child_position, CELL_GHOST, CELL_INTERFACE};
+use crate::block::{cell_coords, cell_index};
+use crate::interpolate::{rescale, CommArgs};
+use crate::lattice::{Dim, VelocitySet};
+use crate::launch::Kernel;
+use crate::real::Real;
+use crate::stream::{lattice_suffix, load_cell, store_cell, Field};
+
+/// The child `k` covering coarse cell `j` of a parent, and the local index of the
+/// lowest-corner fine cell of the `2^D` covering it (the others are `+1`, `+4`, `+16`).
+#[inline(always)]
+pub const fn covering_child(j: usize) -> (usize, usize) {
+    let c = cell_coords(j);
+    let k = (c[0] >> 1) | ((c[1] >> 1) << 1) | ((c[2] >> 1) << 2);
+    let t0 = cell_index([2 * (c[0] & 1), 2 * (c[1] & 1), 2 * (c[2] & 1)]);
+    (k as usize, t0)
+}
+
+/// Local index of fine cell `e` (`e = child_position`-style corner offset index) of the
+/// group starting at `t0`.
+#[inline(always)]
+fn group_cell(t0: usize, n: usize) -> usize {
+    let e = child_position(n);
+    t0 + cell_index(e)
+}
+
+/// Mean of the `2^D` fine cells covering coarse cell `j`, rescaled by `factor`
+/// (`2τ_C/τ_F`). `fine(k, t)` returns the population of fine cell `t` of child `k`.
+#[inline(always)]
+pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
+    j: usize,
+    factor: F,
+    mut fine: G,
+) -> L::Pop<F> {
+    let nc = <L::Dim as Dim>::CHILDREN;
+    let (k, t0) = covering_child(j);
+    let mut acc = L::Pop::<F>::default();
+    for n in 0..nc {
+        let h = fine(k, group_cell(t0, n));
+        L::unroll(
+            #[inline(always)]
+            |i| acc[i] += h[i],
+        );
+    }
+    let inv = F::ONE / F::from_f64(nc as f64);
+    L::unroll(
+        #[inline(always)]
+        |i| acc[i] *= inv,
+    );
+    rescale::<L, F>(&mut acc, factor);
+    acc
+}
+
+/// Fine → coarse averaging over the cells of a list of parent blocks: item `i` is coarse
+/// cell `j = i mod 4^D` of parent `q = list[i / 4^D]`. Reads the `2^D` fine cells of
+/// child `child[q] + k` covering `j` (natural layout), averages and rescales them by
+/// `factor` (= `2τ_C/τ_F`), and writes the coarse cell in AA layout `ODD`.
+///
+/// With `masked != 0` only the parents of interface cells are written: coarse cells none
+/// of whose fine cells is a [`CELL_GHOST`] and at least one is a [`CELL_INTERFACE`]
+/// (the masks are uniform over such a group, since ghost and interface layers come in
+/// pairs aligned with the coarse cells). Ghost cells hold interpolated data that is
+/// discarded after advancement, and interior fine cells cover coarse cells that no coarse
+/// leaf reads. With `masked == 0` every coarse cell is written (e.g. before children are
+/// removed by coarsening).
+pub struct AverageToParents<L, F, const ODD: bool>(PhantomData<(L, F)>);
+
+impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F, ODD> {
+    const NAME: &'static str = if ODD { "average_odd" } else { "average_even" };
+    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
+    type Args = CommArgs<F>;
+    const THREADS: u32 = 128;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &CommArgs<F>) {
+        let m = <L::Dim as Dim>::BLOCK_CELLS;
+        let q = *a.list.add(i / m) as usize;
+        let j = i & (m - 1);
+        let first = *a.child.add(q) as usize;
+        if a.masked != 0 {
+            let (k, t0) = covering_child(j);
+            let mut ghost = false;
+            let mut interface = false;
+            for n in 0..<L::Dim as Dim>::CHILDREN {
+                let v = *a.cell_mask.add((first + k) * m + group_cell(t0, n));
+                ghost |= v == CELL_GHOST;
+                interface |= v == CELL_INTERFACE;
+            }
+            if ghost || !interface {
+                return;
+            }
+        }
+        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
+        let p = &a.params;
+        let h = average::<L, F, _>(j, a.factor, |k, t| load_cell::<L, F, false>(&fld, p, first + k, t));
+        store_cell::<L, F, ODD>(&fld, p, q, j, &h);
+    }
+}

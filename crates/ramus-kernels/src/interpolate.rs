@@ -1,0 +1,270 @@
+//! Coarse → fine grid communication: rescaling and interpolation (paper, section "Grid
+//! Communication", subsections "Linear Interpolation" and "Cubic Interpolation").
+//!
+//! Geometry (nodal interpretation of the cell-centred arrangement). Along each axis, coarse
+//! cell `j` of a parent block has its centre at coordinate `j` (0..3). Child `k` sits at
+//! position `cp = child_position(k)` (0 or 1 per axis) and covers coarse cells `2cp` and
+//! `2cp + 1`; its fine cell `I` (0..3) has its centre at `2cp + I/2 − 1/4`. Hence
+//!
+//! - **linear**: the unit square/cube spanned by the centres of the coarse cells
+//!   `2cp + {0, 1}` (the parent's quadrant/octant `cp`), local coordinate
+//!   `s = −1/4 + I/2 ∈ {−0.25, 0.25, 0.75, 1.25}` (the paper's `x_local`): the outer fine
+//!   cells extrapolate by a quarter of a coarse cell, as in the paper;
+//! - **cubic**: all `4^D` coarse cells of the parent, `s = 2cp + I/2 − 1/4 ∈ [−0.25, 3.25]`.
+//!
+//! Every population component is interpolated separately (velocity space, BGK). Sampled
+//! coarse populations are first rescaled, each with its own moments ([`rescale`]), then
+//! interpolated, as the paper does.
+//!
+//! The interpolants are written as weighted sums of the samples (Lagrange form) rather
+//! than through the paper's monomial coefficients `a_n` / `α_ijk`: the two are the same
+//! polynomial, but the sum needs only one accumulator population in registers while the
+//! samples stream in (all `2^D` or `4^D` samples at once would not fit for D3Q27 f64).
+//! Expanding the bilinear sum gives the paper's `a_0 … a_3` with `a_3` multiplying `x y`
+//! (the paper's text prints `y`), and the trilinear one gives `a_7 = F111 − F110 − F101 −
+//! F011 + F100 + F010 + F001 − F000` (the printed `a_7` has sign/term typos).
+//!
+//! The kernels ([`InterpolateChildren`], and [`crate::average::AverageToParents`] for the
+//! opposite direction) read the coarse level in either AA layout with
+//! [`load_cell`] / write it with [`store_cell`]; the fine level is always in the natural
+//! layout at communication time (it takes two steps per coarse step).
+
+use core::marker::PhantomData;
+
+use crate::amr::{child_position, CELL_GHOST};
+use crate::block::{cell_coords, cell_index};
+use crate::collide::{equilibrium_dir, moments, usq_term};
+use crate::kernel_args;
+use crate::lattice::{Dim, VelocitySet};
+use crate::launch::Kernel;
+use crate::real::Real;
+use crate::stream::{lattice_suffix, load_cell, store_cell, Field, StepParams};
+
+/// Dupuis–Chopard rescaling of the non-equilibrium part (paper, eqs. "f^F ≈ f^{C,eq} +
+/// (f^C − f^{C,eq}) τ^F/τ^C" and its fine → coarse counterpart): replaces `h` by
+/// `h^eq(ρ, u) + (h − h^eq(ρ, u)) · factor`, with `(ρ, u)` the moments of `h`.
+///
+/// Storage is shifted (`h = f − w`), and `h − h^eq = f − f^eq`, so the formula is the same
+/// for `h` as for `f`. Mass and momentum are unchanged (the non-equilibrium part carries
+/// none), so `rescale(·, 1/a)` undoes `rescale(·, a)` to round-off.
+///
+/// Factors, in the lattice units of each level (`τ` = the level's relaxation time, the
+/// inverse of `StepParams::omega`). The Chapman–Enskog estimate `f^neq ∝ τ Δt` holds with
+/// the paper's `τ` including `Δt` (its footnote); in lattice units `τ_phys = τ Δt`, and the
+/// fine step is half the coarse one, so `f^neq_F / f^neq_C = τ_F Δt_F / (τ_C Δt_C) =
+/// τ_F / (2 τ_C)`. Equal viscosity `c_s²(τ − ½) Δx²/Δt` with both `Δx` and `Δt` halved
+/// gives `τ_F − ½ = 2 (τ_C − ½)`.
+///
+/// - coarse → fine ([`coarse_to_fine_factor`]): `τ_F / (2 τ_C)`;
+/// - fine → coarse ([`fine_to_coarse_factor`]): its inverse, `2 τ_C / τ_F`.
+#[inline(always)]
+pub fn rescale<L: VelocitySet, F: Real>(h: &mut L::Pop<F>, factor: F) {
+    let (rho, u) = moments::<L, F>(h);
+    let usq = usq_term(u);
+    L::unroll(
+        #[inline(always)]
+        |i| {
+            let heq = equilibrium_dir::<L, F>(i, rho, u, usq);
+            h[i] = heq + (h[i] - heq) * factor;
+        },
+    );
+}
+
+/// Fine relaxation time for a coarse one: `τ_F = ½ + 2 (τ_C − ½)` (equal viscosity).
+#[inline(always)]
+pub fn fine_tau(tau_c: f64) -> f64 {
+    0.5 + 2.0 * (tau_c - 0.5)
+}
+
+/// Rescaling factor for coarse → fine transfers, `τ_F / (2 τ_C)` (see [`rescale`]).
+#[inline(always)]
+pub fn coarse_to_fine_factor(tau_c: f64, tau_f: f64) -> f64 {
+    tau_f / (2.0 * tau_c)
+}
+
+/// Rescaling factor for fine → coarse transfers, `2 τ_C / τ_F` (see [`rescale`]).
+#[inline(always)]
+pub fn fine_to_coarse_factor(tau_c: f64, tau_f: f64) -> f64 {
+    2.0 * tau_c / tau_f
+}
+
+/// Local coordinate `s = I/2 − 1/4` of fine cell `I` (0..3) in the linear unit cell.
+/// Exact in binary floating point.
+#[inline(always)]
+fn linear_s<F: Real>(fine: i32) -> F {
+    F::from_f64(0.5) * F::from_f64(fine as f64) - F::from_f64(0.25)
+}
+
+/// Linear interpolation (paper, "Linear Interpolation"): fine cell `t` of child `k` from
+/// the `2^D` coarse cells `2cp + {0,1}^D` of the parent (`cp = child_position(k)`).
+/// `coarse(j)` returns the (already rescaled) population of the parent's coarse cell `j`.
+///
+/// `F(s) = Σ_corners Π_a (corner_a ? s_a : 1 − s_a) F_corner`, the multilinear interpolant
+/// through the corners (see the module docs for its monomial form).
+#[inline(always)]
+pub fn interpolate_linear<L: VelocitySet, F: Real, G: FnMut(usize) -> L::Pop<F>>(
+    k: usize,
+    t: usize,
+    mut coarse: G,
+) -> L::Pop<F> {
+    let d = <L::Dim as Dim>::D;
+    let cp = child_position(k);
+    let x = cell_coords(t);
+    let (sx, sy, sz) = (linear_s::<F>(x[0]), linear_s::<F>(x[1]), linear_s::<F>(x[2]));
+    let mut acc = L::Pop::<F>::default();
+    // 2^D corners; scalar selects only, no run-time-indexed arrays.
+    for n in 0..<L::Dim as Dim>::CHILDREN {
+        let e = child_position(n);
+        let mut w = if e[0] == 1 { sx } else { F::ONE - sx };
+        w *= if e[1] == 1 { sy } else { F::ONE - sy };
+        if d == 3 {
+            w *= if e[2] == 1 { sz } else { F::ONE - sz };
+        }
+        let j = cell_index([2 * cp[0] + e[0], 2 * cp[1] + e[1], 2 * cp[2] + e[2]]);
+        let h = coarse(j);
+        L::unroll(
+            #[inline(always)]
+            |i| acc[i] += w * h[i],
+        );
+    }
+    acc
+}
+
+/// Cubic Lagrange weights at nodes 0, 1, 2, 3 for the coordinate `s`.
+const fn lagrange4(s: f64) -> [f64; 4] {
+    [
+        -(s - 1.0) * (s - 2.0) * (s - 3.0) / 6.0,
+        s * (s - 2.0) * (s - 3.0) / 2.0,
+        -s * (s - 1.0) * (s - 3.0) / 2.0,
+        s * (s - 1.0) * (s - 2.0) / 6.0,
+    ]
+}
+
+const fn cubic_table() -> [[f64; 4]; 8] {
+    let mut w = [[0.0; 4]; 8];
+    let mut k = 0;
+    while k < 8 {
+        // k = 4 cp + I: s = 2 cp + I/2 − 1/4 = k/2 − 1/4.
+        w[k] = lagrange4(k as f64 * 0.5 - 0.25);
+        k += 1;
+    }
+    w
+}
+
+/// One-dimensional cubic weights `CUBIC_WEIGHTS[4 cp + I][j]` of coarse cell `j` for fine
+/// cell `I` of a child at position `cp` along an axis (`s = 2cp + I/2 − 1/4`). The
+/// tensor product of these is the inverse of the paper's Vandermonde matrix `A_UV` applied
+/// to the samples and evaluated at the fine cell. A `static` (global memory on the GPU),
+/// so run-time indices into it do not create local arrays.
+pub static CUBIC_WEIGHTS: [[f64; 4]; 8] = cubic_table();
+
+/// Cubic interpolation (paper, "Cubic Interpolation"): fine cell `t` of child `k` from all
+/// `4^D` coarse cells of the parent, tensor-product cubic Lagrange. `coarse(j)` returns
+/// the (already rescaled) population of the parent's coarse cell `j`.
+#[inline(always)]
+pub fn interpolate_cubic<L: VelocitySet, F: Real, G: FnMut(usize) -> L::Pop<F>>(
+    k: usize,
+    t: usize,
+    mut coarse: G,
+) -> L::Pop<F> {
+    let d = <L::Dim as Dim>::D;
+    let cp = child_position(k);
+    let x = cell_coords(t);
+    let kk = [(4 * cp[0] + x[0]) as usize, (4 * cp[1] + x[1]) as usize, (4 * cp[2] + x[2]) as usize];
+    let mut acc = L::Pop::<F>::default();
+    // A run-time loop over the 4^D samples (unrolling 64 inlined cell loads would bloat
+    // the PTX); weights come from the global table.
+    for j in 0..<L::Dim as Dim>::BLOCK_CELLS {
+        let c = cell_coords(j);
+        let mut w = CUBIC_WEIGHTS[kk[0]][c[0] as usize] * CUBIC_WEIGHTS[kk[1]][c[1] as usize];
+        if d == 3 {
+            w *= CUBIC_WEIGHTS[kk[2]][c[2] as usize];
+        }
+        let w = F::from_f64(w);
+        let h = coarse(j);
+        L::unroll(
+            #[inline(always)]
+            |i| acc[i] += w * h[i],
+        );
+    }
+    acc
+}
+
+kernel_args! {
+    /// Arguments of [`InterpolateChildren`] and [`crate::average::AverageToParents`].
+    pub struct CommArgs<F> {
+        /// Distribution pool (shifted populations, all levels).
+        pub f: *mut F,
+        /// Neighbour links (needed to read/write the coarse level in the odd AA layout).
+        pub nbr: *const i32,
+        /// Per-block boundary flags.
+        pub onb: *const u32,
+        /// Parent of each block.
+        pub parent: *const i32,
+        /// First child of each block.
+        pub child: *const i32,
+        /// Per-cell masks ([`crate::amr::CELL_GHOST`], ...); read only if `masked != 0`.
+        pub cell_mask: *const u8,
+        /// Blocks to work on: children ([`InterpolateChildren`]) or parents
+        /// ([`crate::average::AverageToParents`]).
+        pub list: *const u32,
+        /// Rescaling factor: `τ_F/(2τ_C)` to interpolate, `2τ_C/τ_F` to average.
+        pub factor: F,
+        /// Nonzero: only ghost cells (interpolation) / only parents of interface cells
+        /// (averaging); zero: every cell.
+        pub masked: u32,
+        /// The coarse level's parameters (wall velocities for its boundary blocks in the
+        /// odd layout).
+        pub params: StepParams<F>,
+    }
+}
+
+/// Coarse → fine interpolation over the cells of a list of child blocks: item `i` is cell
+/// `t = i mod 4^D` of child `c = list[i / 4^D]`, with parent `q = parent[c]` and child
+/// position `k = c − child[q]`. Reads the coarse cells of `q` in AA layout `ODD`,
+/// rescales each by `factor` (= `τ_F/(2τ_C)`) with its own moments, interpolates linearly
+/// or (`CUBIC`) cubically, and writes the fine cell in the natural layout.
+///
+/// With `masked != 0` only cells whose `cell_mask` is [`CELL_GHOST`] are written (the
+/// per-step exchange); with `masked == 0` all of them (children just created by
+/// refinement).
+pub struct InterpolateChildren<L, F, const ODD: bool, const CUBIC: bool>(PhantomData<(L, F)>);
+
+impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for InterpolateChildren<L, F, ODD, CUBIC> {
+    const NAME: &'static str = match (CUBIC, ODD) {
+        (false, false) => "interpolate_linear_even",
+        (false, true) => "interpolate_linear_odd",
+        (true, false) => "interpolate_cubic_even",
+        (true, true) => "interpolate_cubic_odd",
+    };
+    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
+    type Args = CommArgs<F>;
+    const THREADS: u32 = 128;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &CommArgs<F>) {
+        let m = <L::Dim as Dim>::BLOCK_CELLS;
+        let c = *a.list.add(i / m) as usize;
+        let t = i & (m - 1);
+        if a.masked != 0 && *a.cell_mask.add(c * m + t) != CELL_GHOST {
+            return;
+        }
+        let q = *a.parent.add(c) as usize;
+        let k = c - *a.child.add(q) as usize;
+        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
+        let p = &a.params;
+        let factor = a.factor;
+        let sample = |j: usize| {
+            let mut h = load_cell::<L, F, ODD>(&fld, p, q, j);
+            rescale::<L, F>(&mut h, factor);
+            h
+        };
+        let h = if CUBIC {
+            interpolate_cubic::<L, F, _>(k, t, sample)
+        } else {
+            interpolate_linear::<L, F, _>(k, t, sample)
+        };
+        // The fine level is between its two steps of a coarse step: natural layout.
+        store_cell::<L, F, false>(&fld, p, c, t, &h);
+    }
+}

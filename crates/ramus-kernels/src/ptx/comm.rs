@@ -1,0 +1,48 @@
+//! PTX entry points of the grid-communication kernels (see `crate::interpolate` and
+//! `crate::average`): per (velocity set, precision) and coarse-level AA parity, named
+//! `interpolate_<linear|cubic>_<even|odd>_<suffix>` and `average_<even|odd>_<suffix>`
+//! after `Kernel::NAME` / `Kernel::SUFFIX`.
+
+use super::thread_index;
+use crate::average::AverageToParents;
+use crate::interpolate::InterpolateChildren;
+use crate::lattice::{D2Q9, D3Q19, D3Q27};
+
+kernel_entries!(
+    interpolate_linear_even_d2q9_f32 => InterpolateChildren<D2Q9, f32, false, false>,
+    interpolate_cubic_even_d2q9_f32 => InterpolateChildren<D2Q9, f32, false, true>,
+    average_even_d2q9_f32 => AverageToParents<D2Q9, f32, false>,
+    interpolate_linear_odd_d2q9_f32 => InterpolateChildren<D2Q9, f32, true, false>,
+    interpolate_cubic_odd_d2q9_f32 => InterpolateChildren<D2Q9, f32, true, true>,
+    average_odd_d2q9_f32 => AverageToParents<D2Q9, f32, true>,
+    interpolate_linear_even_d2q9_f64 => InterpolateChildren<D2Q9, f64, false, false>,
+    interpolate_cubic_even_d2q9_f64 => InterpolateChildren<D2Q9, f64, false, true>,
+    average_even_d2q9_f64 => AverageToParents<D2Q9, f64, false>,
+    interpolate_linear_odd_d2q9_f64 => InterpolateChildren<D2Q9, f64, true, false>,
+    interpolate_cubic_odd_d2q9_f64 => InterpolateChildren<D2Q9, f64, true, true>,
+    average_odd_d2q9_f64 => AverageToParents<D2Q9, f64, true>,
+    interpolate_linear_even_d3q19_f32 => InterpolateChildren<D3Q19, f32, false, false>,
+    interpolate_cubic_even_d3q19_f32 => InterpolateChildren<D3Q19, f32, false, true>,
+    average_even_d3q19_f32 => AverageToParents<D3Q19, f32, false>,
+    interpolate_linear_odd_d3q19_f32 => InterpolateChildren<D3Q19, f32, true, false>,
+    interpolate_cubic_odd_d3q19_f32 => InterpolateChildren<D3Q19, f32, true, true>,
+    average_odd_d3q19_f32 => AverageToParents<D3Q19, f32, true>,
+    interpolate_linear_even_d3q19_f64 => InterpolateChildren<D3Q19, f64, false, false>,
+    interpolate_cubic_even_d3q19_f64 => InterpolateChildren<D3Q19, f64, false, true>,
+    average_even_d3q19_f64 => AverageToParents<D3Q19, f64, false>,
+    interpolate_linear_odd_d3q19_f64 => InterpolateChildren<D3Q19, f64, true, false>,
+    interpolate_cubic_odd_d3q19_f64 => InterpolateChildren<D3Q19, f64, true, true>,
+    average_odd_d3q19_f64 => AverageToParents<D3Q19, f64, true>,
+    interpolate_linear_even_d3q27_f32 => InterpolateChildren<D3Q27, f32, false, false>,
+    interpolate_cubic_even_d3q27_f32 => InterpolateChildren<D3Q27, f32, false, true>,
+    average_even_d3q27_f32 => AverageToParents<D3Q27, f32, false>,
+    interpolate_linear_odd_d3q27_f32 => InterpolateChildren<D3Q27, f32, true, false>,
+    interpolate_cubic_odd_d3q27_f32 => InterpolateChildren<D3Q27, f32, true, true>,
+    average_odd_d3q27_f32 => AverageToParents<D3Q27, f32, true>,
+    interpolate_linear_even_d3q27_f64 => InterpolateChildren<D3Q27, f64, false, false>,
+    interpolate_cubic_even_d3q27_f64 => InterpolateChildren<D3Q27, f64, false, true>,
+    average_even_d3q27_f64 => AverageToParents<D3Q27, f64, false>,
+    interpolate_linear_odd_d3q27_f64 => InterpolateChildren<D3Q27, f64, true, false>,
+    interpolate_cubic_odd_d3q27_f64 => InterpolateChildren<D3Q27, f64, true, true>,
+    average_odd_d3q27_f64 => AverageToParents<D3Q27, f64, true>,
+);

@@ -1,0 +1,448 @@
+//! Grid communication (paper, section "Grid Communication"): rescaling, linear and cubic
+//! interpolation, averaging, and the kernels that apply them to a pool.
+
+#![allow(clippy::needless_range_loop)] // index loops mirror the cell/child numbering
+
+use ramus_kernels::amr::{child_position, CELL_GHOST, CELL_INTERFACE, CELL_INTERIOR};
+use ramus_kernels::average::{average, covering_child, AverageToParents};
+use ramus_kernels::block::{cell_coords, link_index, link_offset, N_SKIP};
+use ramus_kernels::collide::moments;
+use ramus_kernels::interpolate::{
+    coarse_to_fine_factor, fine_tau, fine_to_coarse_factor, interpolate_cubic, interpolate_linear, rescale, CommArgs,
+    InterpolateChildren,
+};
+use ramus_kernels::launch::Kernel;
+use ramus_kernels::stream::{load_cell, store_cell, Field, StepParams};
+use ramus_kernels::{Dim, VelocitySet, D2Q9, D3Q19, D3Q27};
+
+/// Deterministic uniform numbers in [-0.5, 0.5).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    }
+    /// A shifted population near equilibrium: ρ ≈ 1 ± 0.05, |u| ≲ 0.05, some neq part.
+    fn pop<L: VelocitySet>(&mut self) -> L::Pop<f64> {
+        let mut h = L::Pop::<f64>::default();
+        for i in 0..L::Q {
+            h[i] = 0.2 * L::W[i] * self.next();
+        }
+        h
+    }
+}
+
+fn max_diff<L: VelocitySet>(a: &L::Pop<f64>, b: &L::Pop<f64>) -> f64 {
+    (0..L::Q).map(|i| (a[i] - b[i]).abs()).fold(0.0, f64::max)
+}
+
+/// Fine cell `t` of child `k`, in the coordinates where coarse cell `j` of the parent has
+/// its centre at `cell_coords(j)`: `2cp + I/2 − 1/4` (z stays 0 in 2D).
+fn fine_pos(k: usize, t: usize, dim: usize) -> [f64; 3] {
+    let cp = child_position(k);
+    let x = cell_coords(t);
+    let mut p = [0.0; 3];
+    for a in 0..dim {
+        p[a] = 2.0 * cp[a] as f64 + 0.5 * x[a] as f64 - 0.25;
+    }
+    p
+}
+
+fn coarse_pos(j: usize) -> [f64; 3] {
+    let c = cell_coords(j);
+    [c[0] as f64, c[1] as f64, c[2] as f64]
+}
+
+fn rescale_check<L: VelocitySet>() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    for _ in 0..200 {
+        let h = rng.pop::<L>();
+        let mut same = h;
+        rescale::<L, f64>(&mut same, 1.0);
+        assert!(max_diff::<L>(&same, &h) <= 1e-15, "{}: factor 1 is not the identity", L::NAME);
+        let (rho, u) = moments::<L, f64>(&h);
+        for factor in [0.25, 0.6, 1.7, 2.5] {
+            let mut g = h;
+            rescale::<L, f64>(&mut g, factor);
+            let (rho2, u2) = moments::<L, f64>(&g);
+            assert!((rho2 - rho).abs() <= 1e-15, "{}: mass", L::NAME);
+            for a in 0..3 {
+                assert!((rho2 * u2[a] - rho * u[a]).abs() <= 1e-15, "{}: momentum", L::NAME);
+            }
+            rescale::<L, f64>(&mut g, 1.0 / factor);
+            assert!(max_diff::<L>(&g, &h) <= 1e-15, "{}: rescale(1/a) ∘ rescale(a) ≠ id", L::NAME);
+        }
+    }
+}
+
+#[test]
+fn rescale_is_conservative_and_invertible() {
+    rescale_check::<D2Q9>();
+    rescale_check::<D3Q19>();
+    rescale_check::<D3Q27>();
+    // The factors are mutual inverses, and τ_F follows from equal viscosity.
+    let (tc, tf) = (0.8, fine_tau(0.8));
+    assert!((tf - 1.1).abs() < 1e-15);
+    assert!((coarse_to_fine_factor(tc, tf) * fine_to_coarse_factor(tc, tf) - 1.0).abs() < 1e-15);
+}
+
+/// Per-component polynomial field `Σ α_{i,abc} X^a Y^b Z^c` with exponents below `deg + 1`
+/// per axis (none in z for 2D); `X = (x − 1.5)/1.75` keeps values O(1) on [−0.25, 3.25].
+struct Field3 {
+    deg: usize,
+    dim: usize,
+    coef: Vec<f64>,
+}
+impl Field3 {
+    fn new(q: usize, deg: usize, dim: usize, rng: &mut Rng) -> Self {
+        Field3 { deg, dim, coef: (0..q * 64).map(|_| rng.next()).collect() }
+    }
+    fn eval(&self, i: usize, p: [f64; 3]) -> f64 {
+        let x = p.map(|v| (v - 1.5) / 1.75);
+        let nz = if self.dim == 3 { self.deg + 1 } else { 1 };
+        let mut s = 0.0;
+        for c in 0..nz {
+            for b in 0..=self.deg {
+                for a in 0..=self.deg {
+                    s += self.coef[i * 64 + a + 4 * b + 16 * c]
+                        * x[0].powi(a as i32)
+                        * x[1].powi(b as i32)
+                        * x[2].powi(c as i32);
+                }
+            }
+        }
+        s
+    }
+    fn pop<L: VelocitySet>(&self, p: [f64; 3]) -> L::Pop<f64> {
+        let mut h = L::Pop::<f64>::default();
+        for i in 0..L::Q {
+            h[i] = self.eval(i, p);
+        }
+        h
+    }
+}
+
+fn exactness_check<L: VelocitySet>() {
+    let d = <L::Dim as Dim>::D;
+    let mut rng = Rng(0x0bad_cafe_dead_beef);
+    for cubic in [false, true] {
+        for _ in 0..3 {
+            let field = Field3::new(L::Q, if cubic { 3 } else { 1 }, d, &mut rng);
+            for k in 0..<L::Dim as Dim>::CHILDREN {
+                for t in 0..<L::Dim as Dim>::BLOCK_CELLS {
+                    let coarse = |j: usize| field.pop::<L>(coarse_pos(j));
+                    let got = if cubic {
+                        interpolate_cubic::<L, f64, _>(k, t, coarse)
+                    } else {
+                        interpolate_linear::<L, f64, _>(k, t, coarse)
+                    };
+                    let want = field.pop::<L>(fine_pos(k, t, d));
+                    let err = max_diff::<L>(&got, &want);
+                    assert!(err <= 1e-12, "{} cubic={cubic} k={k} t={t}: error {err:e}", L::NAME);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn interpolation_reproduces_polynomials() {
+    // Linear: any multilinear field; cubic: any bi/tricubic field; every fine cell of
+    // every child position.
+    exactness_check::<D2Q9>();
+    exactness_check::<D3Q19>();
+    exactness_check::<D3Q27>();
+}
+
+fn average_inverts_check<L: VelocitySet>() {
+    let d = <L::Dim as Dim>::D;
+    let (m, nc) = (<L::Dim as Dim>::BLOCK_CELLS, <L::Dim as Dim>::CHILDREN);
+    let mut rng = Rng(0x5eed_5eed_5eed_5eed);
+    let a = coarse_to_fine_factor(0.7, fine_tau(0.7));
+    // Linear scheme: averaging undoes interpolation for ANY coarse data (so in particular
+    // a linear field), with the rescalings undoing each other.
+    let coarse: Vec<_> = (0..m).map(|_| rng.pop::<L>()).collect();
+    let fine: Vec<Vec<_>> = (0..nc)
+        .map(|k| {
+            (0..m)
+                .map(|t| {
+                    interpolate_linear::<L, f64, _>(k, t, |j| {
+                        let mut h = coarse[j];
+                        rescale::<L, f64>(&mut h, a);
+                        h
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    for j in 0..m {
+        let back = average::<L, f64, _>(j, 1.0 / a, |k, t| fine[k][t]);
+        let err = max_diff::<L>(&back, &coarse[j]);
+        assert!(err <= 1e-13, "{} linear j={j}: error {err:e}", L::NAME);
+    }
+    // Cubic scheme on a linear field: exact, so the means are the centres.
+    let field = Field3::new(L::Q, 1, d, &mut rng);
+    let lin = |i: usize, p: [f64; 3]| {
+        field.coef[i * 64]
+            + field.coef[i * 64 + 1] * p[0]
+            + field.coef[i * 64 + 4] * p[1]
+            + if d == 3 { field.coef[i * 64 + 16] * p[2] } else { 0.0 }
+    };
+    let pop = |p: [f64; 3]| {
+        let mut h = L::Pop::<f64>::default();
+        for i in 0..L::Q {
+            h[i] = lin(i, p);
+        }
+        h
+    };
+    let fine: Vec<Vec<_>> = (0..nc)
+        .map(|k| (0..m).map(|t| interpolate_cubic::<L, f64, _>(k, t, |j| pop(coarse_pos(j)))).collect())
+        .collect();
+    for j in 0..m {
+        let back = average::<L, f64, _>(j, 1.0, |k, t| fine[k][t]);
+        let mut want = pop(coarse_pos(j));
+        rescale::<L, f64>(&mut want, 1.0);
+        let err = max_diff::<L>(&back, &want);
+        assert!(err <= 1e-13, "{} cubic j={j}: error {err:e}", L::NAME);
+    }
+}
+
+#[test]
+fn averaging_inverts_interpolation() {
+    average_inverts_check::<D2Q9>();
+    average_inverts_check::<D3Q19>();
+    average_inverts_check::<D3Q27>();
+}
+
+#[test]
+fn covering_child_matches_child_geometry() {
+    // Coarse cell j lies in child j/2 (per axis), over fine cells 2 (j mod 2) + {0, 1}.
+    for j in 0..64 {
+        let (k, t0) = covering_child(j);
+        let c = cell_coords(j);
+        let cp = child_position(k);
+        let f = cell_coords(t0);
+        for a in 0..3 {
+            assert_eq!(cp[a], c[a] / 2);
+            assert_eq!(f[a], 2 * (c[a] % 2));
+        }
+    }
+}
+
+/// A periodic 2×2(×2) root grid (blocks `0..n`) whose block 0 has children
+/// `n..n + 2^D` (links of the children: only the centre; they are read in the natural
+/// layout only).
+struct Pool {
+    n: usize,
+    nbr: Vec<i32>,
+    onb: Vec<u32>,
+    parent: Vec<i32>,
+    child: Vec<i32>,
+    mask: Vec<u8>,
+    f: Vec<f64>,
+}
+
+fn pool<L: VelocitySet>() -> Pool {
+    let dd = <L::Dim as Dim>::D;
+    let (nb, m, nc) = (<L::Dim as Dim>::NEIGHBORS, <L::Dim as Dim>::BLOCK_CELLS, <L::Dim as Dim>::CHILDREN);
+    let n = nc; // 2^D roots
+    let total = n + nc;
+    let mut nbr = vec![N_SKIP; total * nb];
+    for b in 0..n {
+        let p = child_position(b);
+        for k in 0..nb {
+            let o = link_offset(k, dd);
+            let q: Vec<i32> = (0..3).map(|a| (p[a] + o[a]).rem_euclid(2)).collect();
+            nbr[b * nb + k] = q[0] + 2 * q[1] + 4 * q[2];
+        }
+    }
+    for c in n..total {
+        nbr[c * nb + link_index([0; 3], dd)] = c as i32;
+    }
+    let onb = (0..total).map(|b| (b >= n) as u32).collect();
+    let mut parent = vec![-1; total];
+    let mut child = vec![-1; total];
+    child[0] = n as i32;
+    for c in n..total {
+        parent[c] = 0;
+    }
+    Pool { n, nbr, onb, parent, child, mask: vec![CELL_INTERIOR; total * m], f: vec![0.0; total * L::Q * m] }
+}
+
+impl Pool {
+    fn field(&mut self) -> Field<f64> {
+        Field { f: self.f.as_mut_ptr(), nbr: self.nbr.as_ptr(), onb: self.onb.as_ptr() }
+    }
+    fn args(&mut self, list: &[u32], factor: f64, masked: bool) -> CommArgs<f64> {
+        CommArgs {
+            f: self.f.as_mut_ptr(),
+            nbr: self.nbr.as_ptr(),
+            onb: self.onb.as_ptr(),
+            parent: self.parent.as_ptr(),
+            child: self.child.as_ptr(),
+            cell_mask: self.mask.as_ptr(),
+            list: list.as_ptr(),
+            factor,
+            masked: masked as u32,
+            params: StepParams { omega: 1.0, wall_u: [[0.0; 3]; 6] },
+        }
+    }
+    /// Cell `t` of block `b` in layout `ODD`.
+    fn get<L: VelocitySet, const ODD: bool>(&mut self, b: usize, t: usize) -> L::Pop<f64> {
+        let fld = self.field();
+        let p = StepParams::default();
+        // SAFETY: the pool holds every block and its links point into it.
+        unsafe { load_cell::<L, f64, ODD>(&fld, &p, b, t) }
+    }
+    fn put<L: VelocitySet, const ODD: bool>(&mut self, b: usize, t: usize, h: &L::Pop<f64>) {
+        let fld = self.field();
+        let p = StepParams::default();
+        // SAFETY: as in `get`.
+        unsafe { store_cell::<L, f64, ODD>(&fld, &p, b, t, h) }
+    }
+}
+
+fn run_all<K: Kernel>(items: usize, args: &K::Args) {
+    for i in 0..items {
+        // SAFETY: the arguments point into a live pool that holds every block they name.
+        unsafe { K::run(i, args) }
+    }
+}
+
+fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
+    let (m, nc) = (<L::Dim as Dim>::BLOCK_CELLS, <L::Dim as Dim>::CHILDREN);
+    let name = format!("{} odd={ODD} cubic={CUBIC}", L::NAME);
+    let mut rng = Rng(0xfeed_f00d_1234_4321 ^ (ODD as u64) ^ ((CUBIC as u64) << 1));
+    let mut pl = pool::<L>();
+    let n = pl.n;
+    let a = coarse_to_fine_factor(0.9, fine_tau(0.9));
+    // Coarse state, written in the coarse level's layout.
+    let coarse: Vec<Vec<_>> = (0..n).map(|_| (0..m).map(|_| rng.pop::<L>()).collect()).collect();
+    for b in 0..n {
+        for t in 0..m {
+            pl.put::<L, ODD>(b, t, &coarse[b][t]);
+        }
+    }
+    let sample = |j: usize| {
+        let mut h = coarse[0][j];
+        rescale::<L, f64>(&mut h, a);
+        h
+    };
+    let expect = |k: usize, t: usize| {
+        if CUBIC {
+            interpolate_cubic::<L, f64, _>(k, t, sample)
+        } else {
+            interpolate_linear::<L, f64, _>(k, t, sample)
+        }
+    };
+    let children: Vec<u32> = (n..n + nc).map(|c| c as u32).collect();
+
+    // All cells of new children.
+    let args = pl.args(&children, a, false);
+    run_all::<InterpolateChildren<L, f64, ODD, CUBIC>>(nc * m, &args);
+    for k in 0..nc {
+        for t in 0..m {
+            let err = max_diff::<L>(&pl.get::<L, false>(n + k, t), &expect(k, t));
+            assert!(err <= 1e-15, "{name}: interpolate k={k} t={t}: {err:e}");
+        }
+    }
+    for b in 0..n {
+        for t in 0..m {
+            assert!(max_diff::<L>(&pl.get::<L, ODD>(b, t), &coarse[b][t]) <= 1e-15, "{name}: coarse changed");
+        }
+    }
+
+    // Ghost cells only: the others keep their value.
+    let marker = rng.pop::<L>();
+    for k in 0..nc {
+        for t in 0..m {
+            pl.mask[(n + k) * m + t] = if (t + k) % 3 == 0 { CELL_GHOST } else { CELL_INTERFACE };
+            pl.put::<L, false>(n + k, t, &marker);
+        }
+    }
+    let args = pl.args(&children, a, true);
+    run_all::<InterpolateChildren<L, f64, ODD, CUBIC>>(nc * m, &args);
+    for k in 0..nc {
+        for t in 0..m {
+            let want = if (t + k) % 3 == 0 { expect(k, t) } else { marker };
+            assert!(max_diff::<L>(&pl.get::<L, false>(n + k, t), &want) <= 1e-15, "{name}: masked k={k} t={t}");
+        }
+    }
+
+    // Averaging all coarse cells of the parent.
+    let fine: Vec<Vec<_>> = (0..nc).map(|_| (0..m).map(|_| rng.pop::<L>()).collect()).collect();
+    for k in 0..nc {
+        for t in 0..m {
+            pl.put::<L, false>(n + k, t, &fine[k][t]);
+        }
+    }
+    let b_fac = 1.0 / a;
+    let parents = [0u32];
+    let args = pl.args(&parents, b_fac, false);
+    run_all::<AverageToParents<L, f64, ODD>>(m, &args);
+    let averaged: Vec<_> = (0..m).map(|j| average::<L, f64, _>(j, b_fac, |k, t| fine[k][t])).collect();
+    for j in 0..m {
+        let err = max_diff::<L>(&pl.get::<L, ODD>(0, j), &averaged[j]);
+        assert!(err <= 1e-15, "{name}: average j={j}: {err:e}");
+    }
+    for b in 1..n {
+        for t in 0..m {
+            assert!(
+                max_diff::<L>(&pl.get::<L, ODD>(b, t), &coarse[b][t]) <= 1e-15,
+                "{name}: other coarse block changed"
+            );
+        }
+    }
+
+    // Only parents of interface cells: groups per coarse cell all-interface, all-ghost,
+    // all-interior, or interface mixed with interior.
+    let cat = |j: usize| j % 4;
+    for j in 0..m {
+        let (k, t0) = covering_child(j);
+        for e in 0..nc {
+            let p = child_position(e);
+            let t = t0 + (p[0] + 4 * p[1] + 16 * p[2]) as usize;
+            pl.mask[(n + k) * m + t] = match (cat(j), e) {
+                (0, _) => CELL_INTERFACE,
+                (1, _) => CELL_GHOST,
+                (2, _) => CELL_INTERIOR,
+                (_, 0) => CELL_INTERFACE,
+                _ => CELL_INTERIOR,
+            };
+        }
+    }
+    for j in 0..m {
+        pl.put::<L, ODD>(0, j, &coarse[0][j]);
+    }
+    let args = pl.args(&parents, b_fac, true);
+    run_all::<AverageToParents<L, f64, ODD>>(m, &args);
+    for j in 0..m {
+        let want = if cat(j) == 0 || cat(j) == 3 { averaged[j] } else { coarse[0][j] };
+        assert!(max_diff::<L>(&pl.get::<L, ODD>(0, j), &want) <= 1e-15, "{name}: masked average j={j}");
+    }
+}
+
+fn kernel_checks<L: VelocitySet>() {
+    kernel_check::<L, false, false>();
+    kernel_check::<L, true, false>();
+    kernel_check::<L, false, true>();
+    kernel_check::<L, true, true>();
+}
+
+#[test]
+fn kernels_match_pure_functions() {
+    kernel_checks::<D2Q9>();
+    kernel_checks::<D3Q19>();
+    kernel_checks::<D3Q27>();
+}
+
+#[test]
+fn kernel_names() {
+    assert_eq!(<InterpolateChildren<D3Q19, f32, true, true> as Kernel>::NAME, "interpolate_cubic_odd");
+    assert_eq!(<InterpolateChildren<D3Q19, f32, true, true> as Kernel>::SUFFIX, "d3q19_f32");
+    assert_eq!(<InterpolateChildren<D2Q9, f64, false, false> as Kernel>::NAME, "interpolate_linear_even");
+    assert_eq!(<AverageToParents<D3Q27, f64, true> as Kernel>::NAME, "average_odd");
+    assert_eq!(<AverageToParents<D3Q27, f64, false> as Kernel>::SUFFIX, "d3q27_f64");
+}
