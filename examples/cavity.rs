@@ -146,7 +146,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<()> {
         }
         forest.advance(next - done)?;
         bar.set_position(next);
-        bar.set_message(format!("{:.1} MLUPS", forest.mlups(next)));
+        bar.set_message(format!("{:.1} MLUPS", forest.mlups()));
     }
     bar.finish();
 
@@ -155,7 +155,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<()> {
     let change = before_last_pass.map_or(f64::NAN, |b| max_change(&b, &lines));
     let mass_drift = (fields.mass() - mass0) / mass0;
     let secs = forest.stepping_time().as_secs_f64();
-    let mlups = forest.mlups(steps);
+    let mlups = forest.mlups();
     if !fields.u.iter().flatten().all(|u| u.is_finite()) {
         eprintln!(
             "warning: the solution is not finite (unstable): \

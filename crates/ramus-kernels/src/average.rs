@@ -18,7 +18,7 @@
 
 use core::marker::PhantomData;
 
-use crate::amr::{child_position, CELL_GHOST, CELL_INTERFACE};
+use crate::amr::{child_position, CELL_GHOST};
 use crate::block::{cell_coords, cell_index};
 use crate::interpolate::{rescale, CommArgs};
 use crate::lattice::{Dim, VelocitySet};
@@ -76,13 +76,16 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
 /// child `child[q] + k` covering `j` (natural layout), averages and rescales them by
 /// `factor` (= `2τ_C/τ_F`), and writes the coarse cell in AA layout `ODD`.
 ///
-/// With `masked != 0` only the parents of interface cells are written: coarse cells none
-/// of whose fine cells is a [`CELL_GHOST`] and at least one is a [`CELL_INTERFACE`]
-/// (the masks are uniform over such a group, since ghost and interface layers come in
-/// pairs aligned with the coarse cells). Ghost cells hold interpolated data that is
-/// discarded after advancement, and interior fine cells cover coarse cells that no coarse
-/// leaf reads. With `masked == 0` every coarse cell is written (e.g. before children are
-/// removed by coarsening).
+/// With `masked != 0` (the per-step exchange) coarse cells covered by [`CELL_GHOST`]
+/// cells are skipped: ghosts hold interpolated data spoiled by the two fine steps, and
+/// the coarse cells under them evolve on the coarse level and feed the coarse leaves
+/// next door. Every other coarse cell — the paper's parents of interface cells, and also
+/// those under interior fine cells — gets the fine average: the paper writes interface
+/// parents only, but the next interpolation (cubic reads all `4^D` parent cells) must not
+/// read coarse cells that drifted from the fine solution. The masks are uniform over a
+/// group of `2^D` fine cells (ghost and interface layers come in pairs aligned with the
+/// coarse cells), so checking the group is exact. With `masked == 0` every coarse cell
+/// is written (e.g. before children are removed by coarsening).
 pub struct AverageToParents<L, F, const ODD: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F, ODD> {
@@ -100,13 +103,10 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F,
         if a.masked != 0 {
             let (k, t0) = covering_child(j);
             let mut ghost = false;
-            let mut interface = false;
             for n in 0..<L::Dim as Dim>::CHILDREN {
-                let v = *a.cell_mask.add((first + k) * m + group_cell(t0, n));
-                ghost |= v == CELL_GHOST;
-                interface |= v == CELL_INTERFACE;
+                ghost |= *a.cell_mask.add((first + k) * m + group_cell(t0, n)) == CELL_GHOST;
             }
-            if ghost || !interface {
+            if ghost {
                 return;
             }
         }

@@ -210,8 +210,8 @@ kernel_args! {
         pub list: *const u32,
         /// Rescaling factor: `τ_F/(2τ_C)` to interpolate, `2τ_C/τ_F` to average.
         pub factor: F,
-        /// Nonzero: only ghost cells (interpolation) / only parents of interface cells
-        /// (averaging); zero: every cell.
+        /// Nonzero: only ghost cells (interpolation) / every coarse cell not under ghost
+        /// cells (averaging); zero: every cell.
         pub masked: u32,
         /// The coarse level's parameters (wall velocities for its boundary blocks in the
         /// odd layout).

@@ -15,6 +15,8 @@
 //! - [`collide`]: equilibrium, moments and BGK relaxation (section "Collision").
 //! - [`stream`]: in-place streaming fused with collision, boundary links (section "Streaming").
 //! - [`interpolate`], [`average`]: rescaling, coarse → fine interpolation and fine → coarse averaging (section "Grid Communication").
+//! - [`schedule`]: the per-level work lists of the recursive advance (section "Grid Advancement").
+//! - [`criterion`]: vorticity and the log₂ level rule (solver section "Adaptive Mesh Refinement").
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -25,11 +27,13 @@ pub mod amr;
 pub mod average;
 pub mod block;
 pub mod collide;
+pub mod criterion;
 pub mod interpolate;
 pub mod lattice;
 pub mod launch;
 pub mod primitives;
 pub mod real;
+pub mod schedule;
 pub mod stream;
 
 #[cfg(target_arch = "nvptx64")]

@@ -3,20 +3,37 @@
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
-use ramus_kernels::launch::Kernel;
-use ramus_kernels::stream::{StepParams, StreamArgs, StreamCollide};
+use ramus_kernels::amr::{MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZE};
 use ramus_kernels::{Dim, VelocitySet};
 
-use crate::amr::RootGrid;
-use crate::backend::device::check_host_memory;
+use crate::amr::{metadata_bytes_per_block, AdaptWorkspace, BlockGeometry, Capacity, Mesh, MeshSpec};
 use crate::backend::{Backend, Buffer, Device};
-use crate::config::ForestConfig;
-use crate::error::Result;
-use crate::solver::{self, Fields};
+use crate::config::{Criterion, ForestConfig};
+use crate::error::{Error, Result};
+use crate::solver::state::Solver;
+use crate::solver::sync::SyncScratch;
+use crate::solver::{amr_updates, equilibrium_pool, Fields, HostView, LeafCells, Timings};
 use crate::Float;
+
+/// A user refinement criterion: the mark (`MARK_REFINE`, `MARK_COARSEN`, `MARK_NONE`,
+/// from [`crate::kernels::amr`]) of a leaf, given its geometry and the root step count.
+pub type UserCriterion = Box<dyn FnMut(&BlockGeometry, u64) -> i32 + Send>;
+
+/// What one [`Forest::adapt`] changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Adaptation {
+    /// Blocks refined (each gained `2^D` children).
+    pub refined: usize,
+    /// Blocks coarsened (each lost its children).
+    pub coarsened: usize,
+}
 
 /// A forest of quadtrees (2D) or octrees (3D) of `4^D`-cell blocks carrying a lattice
 /// Boltzmann solution, generic over dimension `D`, velocity set `Q` and precision `F`.
+///
+/// It owns the mesh ([`crate::amr::Mesh`]) and the solution (one distribution pool for
+/// all levels, indexed by block ID); [`Forest::advance`] runs the paper's recursive
+/// sub-cycled advance and adapts the mesh every `refinement.every` root steps.
 ///
 /// `Q` must live in `D`: a velocity set of the other dimension does not compile.
 ///
@@ -35,109 +52,273 @@ use crate::Float;
 /// ```
 pub struct Forest<D: Dim, Q: VelocitySet<Dim = D>, F: Float> {
     config: ForestConfig,
-    root: RootGrid<D>,
     tau: f64,
-    params: StepParams<F>,
-    /// Blocks the distribution pool holds.
-    capacity_blocks: usize,
     steps: u64,
-    stepping_time: Duration,
     device: Device,
-    /// Distribution pool (shifted populations, [`ramus_kernels::stream::pool_index`]).
-    f: Buffer<F>,
-    links: Buffer<i32>,
-    onb: Buffer<u32>,
-    /// The level-0 ID set.
-    ids: Buffer<u32>,
+    mesh: Mesh<D>,
+    solver: Solver<Q, F>,
+    adapt_ws: AdaptWorkspace,
+    sync: SyncScratch,
+    criterion_values: Buffer<f32>,
+    user_criterion: Option<UserCriterion>,
     _lattice: PhantomData<Q>,
 }
 
 impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
-    /// Validates `config`, builds the root grid, and fills it with fluid at rest (ρ = 1).
+    /// Validates `config`, builds the root grid (and the frozen wall refinement, if
+    /// configured), and fills it with fluid at rest (ρ = 1).
     pub fn new(config: ForestConfig) -> Result<Self> {
         let tau = config.validate(D::D)?;
-        // The pool and the links are built on the host first: refuse what cannot fit
-        // rather than abort in the allocator.
-        let cells = config.cells[..D::D].iter().try_fold(1usize, |n, &c| n.checked_mul(c));
-        let per_cell = Q::Q * std::mem::size_of::<F>() + 4 * D::NEIGHBORS / D::BLOCK_CELLS + 4;
-        check_host_memory("the distribution pool and links", cells.and_then(|c| c.checked_mul(per_cell)))?;
-        let root = RootGrid::<D>::new(config.cells, &config.boundaries);
-        let capacity_blocks = root.len();
-        let ids: Vec<u32> = (0..root.len() as u32).collect();
-        let f = solver::equilibrium_pool::<Q, F>(&root, capacity_blocks, &|_| (1.0, [0.0; 3]));
+        let levels = config.refinement.levels;
         let device = Device::new(config.backend)?;
-        let f = device.upload(&f)?;
-        let links = device.upload(root.links())?;
-        let onb = device.upload(root.on_boundary())?;
-        let ids = device.upload(&ids)?;
-        let params = solver::step_params(tau, &config.boundaries);
-        Ok(Forest {
-            config,
-            root,
+        let n_root = (0..D::D).try_fold(1usize, |n, a| n.checked_mul(config.cells[a] / 4));
+        let n_root = n_root.ok_or_else(|| Error::invalid("cells", format!("{:?}", config.cells), "a grid whose block count fits in memory"))?;
+        let solution_bytes = Solver::<Q, F>::bytes_per_block();
+        let capacity = match config.refinement.capacity {
+            Some(c) => c,
+            None if levels == 1 => Capacity::Blocks { blocks: n_root },
+            None => {
+                // Room for the fully refined hierarchy, capped at a quarter of free memory.
+                let full = (0..levels).try_fold(0usize, |s, l| {
+                    n_root.checked_mul(1usize.checked_shl((D::D * l) as u32)?)?.checked_add(s)
+                });
+                let per = metadata_bytes_per_block::<D>(levels) + solution_bytes;
+                let cap = (device.free_memory()? as f64 * 0.25) as usize / per;
+                Capacity::Blocks { blocks: full.map_or(cap, |f| f.min(cap)).max(n_root) }
+            }
+        };
+        let spec = MeshSpec { cells: config.cells, boundaries: config.boundaries, max_levels: levels, capacity };
+        let mesh = Mesh::<D>::new(device.clone(), spec, solution_bytes)?;
+        let mut solver = Solver::<Q, F>::new(
+            &device,
+            mesh.capacity(),
             tau,
-            params,
-            capacity_blocks,
+            levels,
+            &config.boundaries,
+            config.refinement.interpolation,
+        )?;
+        solver.schedule.rebuild(&mesh)?;
+        let adapt_ws = AdaptWorkspace::new(&device)?;
+        let sync = SyncScratch::new(&device);
+        let mut forest = Forest {
+            criterion_values: Buffer::Host(Vec::new()),
+            tau,
             steps: 0,
-            stepping_time: Duration::ZERO,
             device,
-            f,
-            links,
-            onb,
-            ids,
+            adapt_ws,
+            sync,
+            user_criterion: None,
             _lattice: PhantomData,
-        })
+            solver,
+            mesh,
+            config,
+        };
+        // Frozen wall refinement, level by level, through the adaptation path.
+        if let Some(w) = forest.config.refinement.walls.clone() {
+            for _ in 1..levels {
+                forest.mesh.mark_wall_distance(&w.faces, w.distance, true)?;
+                forest.apply_marks()?;
+            }
+        }
+        Ok(forest)
     }
+}
 
-    /// Sets every cell to the equilibrium of `state(x) = (ρ, u)`, `x` being the cell centre
-    /// in root lattice units; resets the step count.
+impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
+    /// Sets every cell of every block to the equilibrium of `state(x) = (ρ, u)`, `x` being
+    /// the cell centre in root lattice units; resets the step count (the mesh is kept).
     pub fn initialize(&mut self, state: impl Fn([f64; 3]) -> (f64, [f64; 3])) -> Result<()> {
-        let f = solver::equilibrium_pool::<Q, F>(&self.root, self.capacity_blocks, &state);
-        self.device.write(&mut self.f, 0, &f)?;
+        let snap = self.mesh.snapshot()?;
+        let f = equilibrium_pool::<Q, F>(&snap, &state);
+        self.device.write(&mut self.solver.f, 0, &f)?;
         self.steps = 0;
         Ok(())
     }
 
-    /// Advances the solution by `steps` root time steps.
+    /// Advances the solution by `steps` root time steps (each level `L` takes `2^L` steps
+    /// of `Δt/2^L` per root step), adapting the mesh before every root step whose count
+    /// is a multiple of `refinement.every` when a criterion is set.
     pub fn advance(&mut self, steps: u64) -> Result<()> {
-        let start = Instant::now();
+        let every = self.config.refinement.every;
+        let adaptive = self.mesh.max_levels() > 1
+            && every > 0
+            && (self.config.refinement.criterion != Criterion::None || self.user_criterion.is_some());
+        let mut segment = Instant::now();
         for _ in 0..steps {
-            if self.steps % 2 == 1 {
-                self.stream_collide::<StreamCollide<Q, F, true>>()?;
-            } else {
-                self.stream_collide::<StreamCollide<Q, F, false>>()?;
+            if adaptive && self.steps % every == 0 {
+                self.device.synchronize()?;
+                self.solver.timings.stepping += segment.elapsed();
+                self.adapt()?;
+                segment = Instant::now();
             }
+            self.solver.advance_level(&self.mesh, 0, self.steps % 2 == 1)?;
             self.steps += 1;
+            let cells: Vec<usize> = self.mesh.id_counts.iter().map(|&n| n * D::BLOCK_CELLS).collect();
+            self.solver.timings.updates += amr_updates(&cells, D::CHILDREN);
+            self.solver.timings.root_steps += 1;
         }
         self.device.synchronize()?;
-        self.stepping_time += start.elapsed();
+        self.solver.timings.stepping += segment.elapsed();
         Ok(())
     }
 
-    /// One AA step over the root level.
-    fn stream_collide<K: Kernel<Args = StreamArgs<F>>>(&mut self) -> Result<()> {
-        let args = StreamArgs {
-            f: self.device.ptr(&mut self.f),
-            nbr: self.device.cptr(&self.links),
-            onb: self.device.cptr(&self.onb),
-            ids: self.device.cptr(&self.ids),
-            params: self.params,
+    /// Adapts the mesh now with the configured criterion (or the user criterion, if set):
+    /// synchronises all levels, marks the leaves, refines and coarsens (paper, section
+    /// "Refinement and Coarsening"), fills new children by interpolation, and rebuilds the
+    /// work lists. Coarsened parents already hold the average of their children.
+    pub fn adapt(&mut self) -> Result<Adaptation> {
+        if self.mesh.max_levels() == 1 {
+            return Ok(Adaptation::default());
+        }
+        let t = Instant::now();
+        self.synchronize()?;
+        let t_sync = t.elapsed();
+        let t = Instant::now();
+        if let Some(mut f) = self.user_criterion.take() {
+            let step = self.steps;
+            let r = self.mark_leaves(|g| f(g, step));
+            self.user_criterion = Some(f);
+            r?;
+        } else if let Criterion::Vorticity { n_start, n_inc, length } = self.config.refinement.criterion {
+            let length = length.unwrap_or(self.config.cells[0] as f64);
+            let root_odd = self.steps % 2 == 1;
+            self.solver.mark_vorticity(
+                &mut self.mesh,
+                root_odd,
+                n_start,
+                n_inc,
+                length,
+                &mut self.criterion_values,
+                &mut self.sync,
+            )?;
+        }
+        self.device.synchronize()?;
+        let t_crit = t.elapsed();
+        let a = self.apply_marks()?;
+        let times = &mut self.solver.timings.adapt;
+        times.synchronize += t_sync;
+        times.criterion += t_crit;
+        Ok(a)
+    }
+
+    /// Adapts the mesh once with marks from `mark(geometry)` for every leaf (see
+    /// [`UserCriterion`]); otherwise as [`Self::adapt`].
+    pub fn adapt_with(&mut self, mark: impl FnMut(&BlockGeometry) -> i32) -> Result<Adaptation> {
+        if self.mesh.max_levels() == 1 {
+            return Ok(Adaptation::default());
+        }
+        let t = Instant::now();
+        self.synchronize()?;
+        self.solver.timings.adapt.synchronize += t.elapsed();
+        let t = Instant::now();
+        self.mark_leaves(mark)?;
+        self.solver.timings.adapt.criterion += t.elapsed();
+        self.apply_marks()
+    }
+
+    /// Uses `f` instead of the configured criterion at every adaptation.
+    pub fn set_user_criterion(&mut self, f: impl FnMut(&BlockGeometry, u64) -> i32 + Send + 'static) {
+        self.user_criterion = Some(Box::new(f));
+    }
+
+    /// Marks the leaves with `mark(geometry)` (values checked).
+    fn mark_leaves(&mut self, mut mark: impl FnMut(&BlockGeometry) -> i32) -> Result<()> {
+        let leaves = self.mesh.leaf_geometry()?;
+        let mut groups: [Vec<u32>; 3] = Default::default();
+        for g in &leaves {
+            match mark(g) {
+                MARK_NONE => {}
+                MARK_REFINE => groups[0].push(g.id),
+                MARK_COARSEN => groups[1].push(g.id),
+                MARK_REFINE_FREEZE => groups[2].push(g.id),
+                m => {
+                    return Err(Error::invalid(
+                        "mark",
+                        m,
+                        "MARK_NONE (0), MARK_REFINE (1), MARK_REFINE_FREEZE (2) or MARK_COARSEN (-1)",
+                    ))
+                }
+            }
+        }
+        for (ids, m) in groups.iter().zip([MARK_REFINE, MARK_COARSEN, MARK_REFINE_FREEZE]) {
+            if !ids.is_empty() {
+                self.mesh.mark_blocks(ids, m)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the mesh routine on the current marks, fills the new children and rebuilds the
+    /// work lists (the levels must be synchronised).
+    fn apply_marks(&mut self) -> Result<Adaptation> {
+        let t = Instant::now();
+        self.adapt_ws.profile = self.solver.profile;
+        let report = self.mesh.adapt_with(&mut self.adapt_ws)?;
+        let t_mesh = t.elapsed();
+        let t = Instant::now();
+        let root_odd = self.steps % 2 == 1;
+        self.solver.fill_children(&self.mesh, &self.adapt_ws.r, report.refined, root_odd, &mut self.sync)?;
+        self.solver.schedule.rebuild(&self.mesh)?;
+        self.device.synchronize()?;
+        let times = &mut self.solver.timings.adapt;
+        times.mesh += t_mesh;
+        times.fill += t.elapsed();
+        times.count += 1;
+        for (acc, s) in times.mesh_steps.iter_mut().zip(report.per_step) {
+            acc.1 += s.1;
+        }
+        Ok(Adaptation { refined: report.refined, coarsened: report.coarsened })
+    }
+
+    /// Averages every level into its parents and refills every ghost layer, so that all
+    /// blocks hold the current state (harmless between root steps).
+    fn synchronize(&mut self) -> Result<()> {
+        let root_odd = self.steps % 2 == 1;
+        self.solver.synchronize(&self.mesh, root_odd, &mut self.sync)?;
+        self.device.synchronize()
+    }
+
+    /// Runs `f` on a host copy of the synchronised solution.
+    fn with_host_view<R>(&mut self, f: impl FnOnce(&mut HostView<'_, Q, F>) -> R) -> Result<R> {
+        self.synchronize()?;
+        let snap = self.mesh.snapshot()?;
+        let mut view = HostView::<Q, F> {
+            f: self.device.download(&self.solver.f)?,
+            mesh: &snap,
+            params: &self.solver.params,
+            root_odd: self.steps % 2 == 1,
+            _q: PhantomData,
         };
-        // SAFETY: the pool holds every block of the ID set and every block they link to;
-        // the buffers live in `self` beyond the launch (the next call synchronises).
-        unsafe { self.device.launch::<K>(self.ids.len() * D::BLOCK_CELLS, args) }
+        Ok(f(&mut view))
     }
 
-    /// Density and velocity of every cell (copied to the host).
-    pub fn fields(&self) -> Result<Fields> {
-        let mut f = self.device.download(&self.f)?;
-        Ok(solver::extract::<Q, F>(&self.root, &mut f, &self.params, self.steps))
+    /// Density and velocity of every root-level cell (copied to the host); where the root
+    /// level is refined, the average of the finer levels.
+    pub fn fields(&mut self) -> Result<Fields> {
+        self.with_host_view(|v| v.root_fields())
     }
 
-    /// The raw distribution pool, e.g. to compare backends: shifted populations
-    /// `h = f − w` (see [`ramus_kernels::collide`]), laid out by
-    /// [`ramus_kernels::stream::pool_index`].
+    /// Density, velocity, level and geometry of every leaf cell (copied to the host).
+    pub fn leaf_cells(&mut self) -> Result<LeafCells> {
+        self.with_host_view(|v| v.leaf_cells())
+    }
+
+    /// Density and velocity at points (root cells), interpolated multilinearly on the
+    /// finest level available around each point (see [`LeafCells`] for raw cells).
+    pub fn sample(&mut self, points: &[[f64; 3]]) -> Result<Vec<(f64, [f64; 3])>> {
+        self.with_host_view(|v| v.sample(points))
+    }
+
+    /// The raw distribution pool (all block IDs, active or not), e.g. to compare
+    /// backends: shifted populations `h = f − w` (see [`ramus_kernels::collide`]), laid out
+    /// by [`ramus_kernels::stream::pool_index`]. Not synchronised: levels as they are.
     pub fn distributions(&self) -> Result<Vec<F>> {
-        self.device.download(&self.f)
+        self.device.download(&self.solver.f)
+    }
+
+    /// The mesh (read access: snapshots, checks, block output).
+    pub fn mesh(&self) -> &Mesh<D> {
+        &self.mesh
     }
 
     /// Root time steps taken since construction or [`Self::initialize`].
@@ -150,28 +331,64 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         self.tau
     }
 
-    /// Number of fluid cells.
+    /// Relaxation time of each level (`τ_L − ½ = 2^L (τ_0 − ½)`).
+    pub fn level_taus(&self) -> &[f64] {
+        &self.solver.taus
+    }
+
+    /// Active blocks per level (leaves and parents).
+    pub fn blocks_per_level(&self) -> Vec<usize> {
+        self.mesh.id_counts.clone()
+    }
+
+    /// Leaf blocks per level (each parent has exactly `2^D` children).
+    pub fn leaves_per_level(&self) -> Vec<usize> {
+        let n = &self.mesh.id_counts;
+        (0..n.len()).map(|l| n[l] - n.get(l + 1).map_or(0, |c| c / D::CHILDREN)).collect()
+    }
+
+    /// Leaf cells per level.
+    pub fn cells_per_level(&self) -> Vec<usize> {
+        self.leaves_per_level().iter().map(|n| n * D::BLOCK_CELLS).collect()
+    }
+
+    /// Number of leaf cells (the fluid cells of the composite grid).
     pub fn cell_count(&self) -> usize {
-        self.root.len() * D::BLOCK_CELLS
+        self.cells_per_level().iter().sum()
     }
 
     /// Root-level cells per axis (1 on the unused axis in 2D).
     pub fn cells(&self) -> [usize; 3] {
-        self.root.blocks_per_axis().map(|b| b * ramus_kernels::block::EDGE).map(|c| c.max(1))
+        let mut c = [1; 3];
+        c[..D::D].copy_from_slice(&self.config.cells[..D::D]);
+        c
     }
 
-    /// Wall-clock time spent in [`Self::advance`].
+    /// Timing breakdown and AMR-aware update counts (see [`Timings`]).
+    pub fn timings(&self) -> &Timings {
+        &self.solver.timings
+    }
+
+    /// Clears the timings (e.g. after a warm-up).
+    pub fn reset_timings(&mut self) {
+        self.solver.timings = Timings::new(self.mesh.max_levels());
+    }
+
+    /// Times every routine per level and every adaptation step separately: synchronises
+    /// the device after each, which slows small launches down. Off by default.
+    pub fn set_profiling(&mut self, on: bool) {
+        self.solver.profile = on;
+    }
+
+    /// Wall-clock time spent stepping in [`Self::advance`] (adaptation excluded).
     pub fn stepping_time(&self) -> Duration {
-        self.stepping_time
+        self.solver.timings.stepping
     }
 
-    /// Million lattice-node updates per second over all [`Self::advance`] calls so far.
-    pub fn mlups(&self, steps: u64) -> f64 {
-        let secs = self.stepping_time.as_secs_f64();
-        if secs == 0.0 {
-            return 0.0;
-        }
-        (self.cell_count() as f64 * steps as f64) / secs / 1e6
+    /// AMR-aware million lattice updates per second of the stepping so far (paper, eq.
+    /// for `MLUPS_inst`; on a uniform grid the usual MLUPS).
+    pub fn mlups(&self) -> f64 {
+        self.solver.timings.mlups()
     }
 
     /// The backend actually in use (never `Auto`).

@@ -35,7 +35,7 @@ mod check;
 mod mesh;
 mod root;
 mod snapshot;
-mod workspace;
+pub(crate) mod workspace;
 mod mark;
 
 pub use adapt::{AdaptReport, ADAPT_STEPS};

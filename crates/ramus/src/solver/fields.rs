@@ -1,11 +1,15 @@
-//! Macroscopic fields ρ and u of all cells.
+//! Macroscopic fields ρ and u on the host: the root grid, all leaf cells, or samples at
+//! points (paper, section "Lattice Boltzmann Method": moments of the populations).
 
-use ramus_kernels::block::{cell_coords, EDGE};
+use std::collections::HashMap;
+
+use ramus_kernels::amr::units;
+use ramus_kernels::block::{cell_coords, cell_index, EDGE};
 use ramus_kernels::collide::moments;
 use ramus_kernels::stream::{load_cell, Field, StepParams};
 use ramus_kernels::{Dim, Real, VelocitySet};
 
-use crate::amr::RootGrid;
+use crate::amr::MeshSnapshot;
 
 /// Density and velocity on the cells of a uniform grid, x fastest.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,45 +44,190 @@ impl Fields {
     }
 }
 
-/// Moments of the pre-collision populations of every root cell, from a host copy `f` of
-/// the pool after `steps` steps (the AA layout alternates with the step parity).
-pub(crate) fn extract<Q: VelocitySet, F: Real>(
-    root: &RootGrid<Q::Dim>,
-    f: &mut [F],
-    params: &StepParams<F>,
-    steps: u64,
-) -> Fields {
-    let d = <Q::Dim as Dim>::D;
-    let m = <Q::Dim as Dim>::BLOCK_CELLS;
-    let nb = root.blocks_per_axis();
-    let mut dims = [1; 3];
-    for a in 0..d {
-        dims[a] = nb[a] * EDGE;
+/// Density and velocity of every leaf cell of a forest.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeafCells {
+    /// Cell centres, in root cells.
+    pub center: Vec<[f64; 3]>,
+    /// Cell widths, in root cells (`2^-level`).
+    pub width: Vec<f64>,
+    /// Grid levels.
+    pub level: Vec<u8>,
+    /// Ghost cells (paper, "Grid Communication"): the two fine layers next to a coarser
+    /// region. Their values are interpolated from the coarse level (the coarse cells
+    /// under them carry the solution there), so error measures may leave them out.
+    pub ghost: Vec<bool>,
+    /// Densities.
+    pub rho: Vec<f64>,
+    /// Velocities (lattice units; the same on every level).
+    pub u: Vec<[f64; 3]>,
+}
+
+impl LeafCells {
+    /// Number of cells.
+    pub fn len(&self) -> usize {
+        self.rho.len()
     }
-    let n = dims.iter().product();
-    let mut fields = Fields { dims, rho: vec![0.0; n], u: vec![[0.0; 3]; n] };
-    let fld = Field { f: f.as_mut_ptr(), nbr: root.links().as_ptr(), onb: root.on_boundary().as_ptr() };
-    for b in 0..root.len() {
-        let p = root.position(b);
-        for t in 0..m {
-            // SAFETY: `f` holds the whole pool and the links point into it.
-            let pop = unsafe {
-                if steps % 2 == 1 {
-                    load_cell::<Q, F, true>(&fld, params, b, t)
-                } else {
-                    load_cell::<Q, F, false>(&fld, params, b, t)
-                }
-            };
-            let (rho, u) = moments::<Q, F>(&pop);
-            let x = cell_coords(t);
-            let mut c = [0usize; 3];
-            for a in 0..d {
-                c[a] = p[a] * EDGE + x[a] as usize;
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.rho.is_empty()
+    }
+
+    /// Total mass `Σ ρ Δx^D` in root-cell volumes (`dim` = 2 or 3).
+    pub fn mass(&self, dim: usize) -> f64 {
+        self.rho.iter().zip(&self.width).map(|(r, w)| r * w.powi(dim as i32)).sum()
+    }
+}
+
+/// A host copy of the distribution pool with the mesh, to evaluate moments of any cell of
+/// any active block.
+pub(crate) struct HostView<'a, Q: VelocitySet, F: Real> {
+    pub f: Vec<F>,
+    pub mesh: &'a MeshSnapshot,
+    pub params: &'a [StepParams<F>],
+    /// Level 0 has taken an odd number of steps (levels ≥ 1 are in the natural layout
+    /// between root steps).
+    pub root_odd: bool,
+    pub _q: std::marker::PhantomData<Q>,
+}
+
+impl<Q: VelocitySet, F: Real> HostView<'_, Q, F> {
+    /// `(ρ, u)` of cell `t` of active block `b`.
+    pub fn moments(&mut self, b: usize, t: usize) -> (f64, [f64; 3]) {
+        let level = self.mesh.level[b] as usize;
+        let fld = Field { f: self.f.as_mut_ptr(), nbr: self.mesh.nbr.as_ptr(), onb: self.mesh.onb.as_ptr() };
+        let p = &self.params[level];
+        // SAFETY: the pool and the mesh arrays are complete host copies; `b` is active.
+        let h = unsafe {
+            if level == 0 && self.root_odd {
+                load_cell::<Q, F, true>(&fld, p, b, t)
+            } else {
+                load_cell::<Q, F, false>(&fld, p, b, t)
             }
-            let idx = fields.index(c[0], c[1], c[2]);
-            fields.rho[idx] = rho.to_f64();
-            fields.u[idx] = u.map(Real::to_f64);
-        }
+        };
+        let (rho, u) = moments::<Q, F>(&h);
+        (rho.to_f64(), u.map(Real::to_f64))
     }
-    fields
+
+    /// Centre of cell `t` of block `b`, in root cells.
+    pub fn center(&self, b: usize, t: usize) -> [f64; 3] {
+        let d = <Q::Dim as Dim>::D;
+        let level = self.mesh.level[b];
+        let w = units::cell(level) as f64 / units::ROOT_CELL as f64;
+        let x = cell_coords(t);
+        let mut c = [0.0; 3];
+        for a in 0..d {
+            c[a] = self.mesh.origin[3 * b + a] as f64 / units::ROOT_CELL as f64 + (x[a] as f64 + 0.5) * w;
+        }
+        c
+    }
+
+    /// The root grid (root blocks are IDs `0 … n_root − 1`, x fastest).
+    pub fn root_fields(&mut self) -> Fields {
+        let d = <Q::Dim as Dim>::D;
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        let nb = self.mesh.root_blocks;
+        let mut dims = [1; 3];
+        for a in 0..d {
+            dims[a] = nb[a] * EDGE;
+        }
+        let n = dims.iter().product();
+        let mut fields = Fields { dims, rho: vec![0.0; n], u: vec![[0.0; 3]; n] };
+        for b in 0..nb.iter().product::<usize>() {
+            for t in 0..m {
+                let c = self.center(b, t);
+                let (rho, u) = self.moments(b, t);
+                let idx = fields.index(c[0] as usize, c[1] as usize, if d == 3 { c[2] as usize } else { 0 });
+                fields.rho[idx] = rho;
+                fields.u[idx] = u;
+            }
+        }
+        fields
+    }
+
+    /// Every cell of every leaf, in ascending block ID order.
+    pub fn leaf_cells(&mut self) -> LeafCells {
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        let mut out = LeafCells::default();
+        for b in self.mesh.leaves() {
+            let b = b as usize;
+            let level = self.mesh.level[b];
+            for t in 0..m {
+                let (rho, u) = self.moments(b, t);
+                out.center.push(self.center(b, t));
+                out.width.push(1.0 / (1u64 << level) as f64);
+                out.level.push(level as u8);
+                out.ghost.push(self.mesh.cell_mask[b * m + t] == ramus_kernels::amr::CELL_GHOST);
+                out.rho.push(rho);
+                out.u.push(u);
+            }
+        }
+        out
+    }
+
+    /// `(ρ, u)` at each point (root cells), multilinear between the cell centres of the
+    /// finest level whose blocks cover all `2^D` cells around the point (every active
+    /// block holds valid data after a synchronisation, parents included); indices are
+    /// clamped at the domain faces (constant extrapolation over the last half cell).
+    pub fn sample(&mut self, points: &[[f64; 3]]) -> Vec<(f64, [f64; 3])> {
+        let d = <Q::Dim as Dim>::D;
+        let levels = self.mesh.max_levels;
+        // (level, block index per axis) → block ID.
+        let mut blocks: HashMap<(usize, [i64; 3]), usize> = HashMap::new();
+        for ids in &self.mesh.id_sets {
+            for &b in ids {
+                let b = b as usize;
+                let l = self.mesh.level[b];
+                let w = units::block(l) as i64;
+                let key = [0, 1, 2].map(|a| self.mesh.origin[3 * b + a] as i64 / w);
+                blocks.insert((l as usize, key), b);
+            }
+        }
+        let root_cells = self.mesh.root_blocks.map(|n| (n * EDGE) as i64);
+        let mut out = Vec::with_capacity(points.len());
+        for p in points {
+            let mut value = None;
+            for l in (0..levels).rev() {
+                let scale = (1u64 << l) as f64;
+                let mut i0 = [0i64; 3];
+                let mut w = [0.0; 3];
+                for a in 0..d {
+                    let g = p[a] * scale - 0.5;
+                    i0[a] = g.floor() as i64;
+                    w[a] = g - i0[a] as f64;
+                }
+                let n_l = root_cells.map(|n| n << l);
+                let mut acc = (0.0, [0.0; 3]);
+                let mut complete = true;
+                for corner in 0..(1usize << d) {
+                    let mut weight = 1.0;
+                    let mut cell = [0i64; 3];
+                    for a in 0..d {
+                        let e = ((corner >> a) & 1) as i64;
+                        weight *= if e == 1 { w[a] } else { 1.0 - w[a] };
+                        cell[a] = (i0[a] + e).clamp(0, n_l[a] - 1);
+                    }
+                    let key = [cell[0] >> 2, cell[1] >> 2, cell[2] >> 2];
+                    let Some(&b) = blocks.get(&(l, key)) else {
+                        complete = false;
+                        break;
+                    };
+                    let t = cell_index([(cell[0] & 3) as i32, (cell[1] & 3) as i32, (cell[2] & 3) as i32]);
+                    let (rho, u) = self.moments(b, t);
+                    acc.0 += weight * rho;
+                    for a in 0..3 {
+                        acc.1[a] += weight * u[a];
+                    }
+                }
+                if complete {
+                    value = Some(acc);
+                    break;
+                }
+            }
+            // Level 0 covers the domain: a point inside always finds a value.
+            out.push(value.unwrap_or((f64::NAN, [f64::NAN; 3])));
+        }
+        out
+    }
 }

@@ -1,14 +1,24 @@
 //! The lattice Boltzmann solver on the forest (paper, section "Lattice Boltzmann Solver").
 //!
-//! The per-cell kernels (collision, in-place streaming, boundary links) live in the device
-//! crate `ramus-kernels`; this module holds what the host needs around them: relaxation
-//! parameters, initial conditions and macroscopic fields.
+//! The per-cell kernels (collision, in-place streaming, boundary links, grid
+//! communication, criteria) live in the device crate `ramus-kernels`; this module holds
+//! what the host needs around them: the distribution pool and per-level relaxation
+//! ([`state`]), the recursive advance ([`advance`]), the work lists ([`schedule`]), the
+//! synchronisation of levels for adaptation and output ([`sync`]), the vorticity
+//! criterion ([`criterion`]), initial conditions, macroscopic fields and metrics.
 
+pub(crate) mod advance;
+pub(crate) mod criterion;
 mod fields;
 mod init;
+pub mod metrics;
 mod params;
+pub(crate) mod schedule;
+pub(crate) mod state;
+pub(crate) mod sync;
 
-pub use fields::Fields;
-pub(crate) use fields::extract;
+pub use fields::{Fields, LeafCells};
+pub(crate) use fields::HostView;
 pub(crate) use init::equilibrium_pool;
+pub use metrics::{amr_updates, AdaptTimes, LevelTimes, Timings};
 pub(crate) use params::step_params;

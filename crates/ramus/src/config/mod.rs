@@ -8,6 +8,10 @@ use serde::{Deserialize, Serialize};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 
+mod refinement;
+
+pub use refinement::{Criterion, Interpolation, Refinement, WallRefinement};
+
 /// Wall speeds at or above this (lattice units) are rejected: the weakly compressible
 /// LBM needs Ma = u/c_s ≪ 1, and 0.3 is Ma ≈ 0.52.
 pub const MAX_WALL_SPEED: f64 = 0.3;
@@ -136,6 +140,9 @@ pub struct ForestConfig {
     /// Where to run.
     #[serde(default)]
     pub backend: Backend,
+    /// Grid levels and adaptation (default: the uniform root grid).
+    #[serde(default)]
+    pub refinement: Refinement,
 }
 
 impl ForestConfig {
@@ -146,7 +153,50 @@ impl ForestConfig {
             boundaries: [Boundary::NO_SLIP; 6],
             fluid: Fluid::Viscosity { nu: 1.0 / 6.0 },
             backend: Backend::Auto,
+            refinement: Refinement::default(),
         }
+    }
+
+    /// Parses a configuration from TOML text (field names as in the struct), e.g.
+    ///
+    /// ```
+    /// let config = ramus::ForestConfig::from_toml(r#"
+    ///     cells = [64, 64, 1]
+    ///     boundaries = [{ kind = "wall", velocity = [0, 0, 0] }, { kind = "wall", velocity = [0, 0, 0] },
+    ///                   { kind = "wall", velocity = [0, 0, 0] }, { kind = "wall", velocity = [0.1, 0, 0] },
+    ///                   { kind = "periodic" }, { kind = "periodic" }]
+    ///     fluid = { kind = "reynolds", re = 1000, velocity = 0.1, length = 64 }
+    ///     [refinement]
+    ///     levels = 3
+    ///     criterion = { kind = "vorticity", n_start = -3, n_inc = 1 }
+    /// "#)?;
+    /// assert_eq!(config.refinement.levels, 3);
+    /// # Ok::<(), ramus::Error>(())
+    /// ```
+    ///
+    /// Values are checked when the forest is built ([`Self::validate`]).
+    pub fn from_toml(text: &str) -> Result<Self> {
+        toml::from_str(text).map_err(|e| Error::invalid("configuration", e.message().to_string(), e.to_string()))
+    }
+
+    /// Reads [`Self::from_toml`] from a file.
+    pub fn from_toml_file(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::invalid("configuration file", path.display(), format!("a readable TOML file ({e})")))?;
+        Self::from_toml(&text)
+    }
+
+    /// Sets the grid levels and adaptation.
+    pub fn refinement(mut self, refinement: Refinement) -> Self {
+        self.refinement = refinement;
+        self
+    }
+
+    /// Sets the number of grid levels.
+    pub fn levels(mut self, levels: usize) -> Self {
+        self.refinement.levels = levels;
+        self
     }
 
     /// Sets the boundary of one face.
@@ -203,6 +253,10 @@ impl ForestConfig {
                 _ => {}
             }
         }
-        self.fluid.relaxation_time()
+        self.refinement.validate(dim)?;
+        let tau = self.fluid.relaxation_time()?;
+        // Finer levels relax with τ_L − ½ = 2^L (τ_0 − ½) (paper, "Collision"); it only
+        // grows with L, so the root level bounds stability.
+        Ok(tau)
     }
 }

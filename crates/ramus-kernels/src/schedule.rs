@@ -1,0 +1,95 @@
+//! Work lists of the multi-level solver (paper, section "Grid Advancement"): which blocks
+//! of a level take part in interpolation, averaging and the refinement criterion. Built
+//! on the device after every adapt from a level's ID set by flagging and compaction.
+
+use core::marker::PhantomData;
+
+use crate::amr::{status, BLOCK_CHILD_HAS_GHOSTS, BLOCK_HAS_GHOSTS};
+use crate::kernel_args;
+use crate::lattice::Dim;
+use crate::launch::Kernel;
+
+/// [`FlagBlocks`] selector: blocks with ghost cells (targets of interpolation).
+pub const SELECT_GHOSTS: u32 = 0;
+/// [`FlagBlocks`] selector: blocks with a child that has ghost cells (targets of the
+/// per-step averaging).
+pub const SELECT_CHILD_GHOSTS: u32 = 1;
+/// [`FlagBlocks`] selector: leaves.
+pub const SELECT_LEAVES: u32 = 2;
+/// [`FlagBlocks`] selector: blocks with children.
+pub const SELECT_PARENTS: u32 = 3;
+/// [`FlagBlocks`] selector: blocks on level `FlagArgs::level_of`.
+pub const SELECT_LEVEL: u32 = 4;
+
+kernel_args! {
+    /// Arguments of [`FlagBlocks`].
+    pub struct FlagArgs {
+        /// Blocks to flag (e.g. a level's ID set).
+        pub ids: *const u32,
+        /// Per-block masks of the pool.
+        pub block_mask: *const u32,
+        /// Per-block statuses of the pool.
+        pub status: *const i32,
+        /// Per-block levels of the pool.
+        pub level: *const i32,
+        /// The level [`SELECT_LEVEL`] picks.
+        pub level_of: i32,
+        /// One flag per item.
+        pub flags: *mut u32,
+        /// `SELECT_*`.
+        pub select: u32,
+    }
+}
+
+/// `flags[i] = 1` if block `ids[i]` is selected (see the `SELECT_*` constants).
+pub struct FlagBlocks;
+
+impl Kernel for FlagBlocks {
+    const NAME: &'static str = "flag_blocks";
+    const SUFFIX: &'static str = "";
+    type Args = FlagArgs;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &FlagArgs) {
+        let b = *a.ids.add(i) as usize;
+        let mask = *a.block_mask.add(b);
+        let s = *a.status.add(b);
+        let yes = match a.select {
+            SELECT_GHOSTS => mask & BLOCK_HAS_GHOSTS != 0,
+            SELECT_CHILD_GHOSTS => mask & BLOCK_CHILD_HAS_GHOSTS != 0,
+            SELECT_LEAVES => s == status::UNREFINED,
+            SELECT_PARENTS => status::has_children(s),
+            _ => *a.level.add(b) == a.level_of,
+        };
+        *a.flags.add(i) = yes as u32;
+    }
+}
+
+kernel_args! {
+    /// Arguments of [`ExpandChildren`].
+    pub struct ExpandArgs {
+        /// Parent blocks.
+        pub parents: *const u32,
+        /// First child of each block of the pool.
+        pub child: *const i32,
+        /// `2^D` children per parent, in parent order.
+        pub out: *mut u32,
+    }
+}
+
+/// `out[i] = child[parents[i / 2^D]] + i mod 2^D`: the children of a list of parents (e.g.
+/// the blocks just created by refinement, to be filled by interpolation).
+pub struct ExpandChildren<D>(PhantomData<D>);
+
+impl<D: Dim> Kernel for ExpandChildren<D> {
+    const NAME: &'static str = "expand_children";
+    const SUFFIX: &'static str = D::NAME;
+    type Args = ExpandArgs;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &ExpandArgs) {
+        let nc = D::CHILDREN;
+        let q = *a.parents.add(i / nc) as usize;
+        *a.out.add(i) = (*a.child.add(q) + (i % nc) as i32) as u32;
+    }
+}

@@ -1,0 +1,180 @@
+//! The recursive time advance over the levels and the grid communication it calls (paper,
+//! sections "Grid Advancement" and "Grid Communication").
+//!
+//! One call of [`Solver::advance_level`] on level `L`:
+//! 1. interpolate level `L` into the ghost cells of level `L + 1`;
+//! 2. collide and stream level `L` (time step `Δt/2^L`);
+//! 3. advance level `L + 1` twice (recursively);
+//! 4. average level `L + 1` into its parents on level `L`.
+//!
+//! **AA layouts.** A level is in the natural layout after an even number of its own steps
+//! and in the swapped one after an odd number. Levels `L ≥ 1` take two steps per step of
+//! their parent level, so at every communication point they are in the natural layout;
+//! level `L` itself is read (interpolation) and written (averaging) in whatever layout its
+//! step count gives: the `ODD` kernel variants. Every block of a level steps, leaves and
+//! parents alike: parent cells under the ghost layer evolve on the coarse level and feed
+//! the coarse leaves next to the refined region.
+
+use std::time::{Duration, Instant};
+
+use ramus_kernels::average::AverageToParents;
+use ramus_kernels::interpolate::{coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, InterpolateChildren};
+use ramus_kernels::launch::Kernel;
+use ramus_kernels::stream::{StreamArgs, StreamCollide};
+use ramus_kernels::{Dim, VelocitySet};
+
+use super::state::Solver;
+use crate::amr::Mesh;
+use crate::config::Interpolation;
+use crate::error::Result;
+use crate::Float;
+
+/// Which routine a timed launch belongs to.
+#[derive(Clone, Copy)]
+enum Routine {
+    Interpolate,
+    StreamCollide,
+    Average,
+}
+
+impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+    /// Advances level `l` by one of its steps, recursing into finer levels; `odd`: level
+    /// `l` has taken an odd number of steps (swapped AA layout).
+    pub fn advance_level(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
+        let finer = l + 1 < mesh.max_levels() && mesh.id_counts[l + 1] > 0;
+        if finer {
+            self.interpolate_ghosts(mesh, l, odd)?;
+        }
+        self.stream_collide(mesh, l, odd)?;
+        if finer {
+            self.advance_level(mesh, l + 1, false)?;
+            self.advance_level(mesh, l + 1, true)?;
+            self.average_interfaces(mesh, l, !odd)?;
+        }
+        Ok(())
+    }
+
+    /// One AA step over every block of level `l`.
+    fn stream_collide(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
+        let n = mesh.id_counts[l] * <Q::Dim as Dim>::BLOCK_CELLS;
+        let dev = &mesh.device;
+        let args = StreamArgs {
+            f: dev.ptr(&mut self.f),
+            nbr: dev.cptr(&mesh.nbr),
+            onb: dev.cptr(&mesh.onb),
+            ids: dev.cptr(&mesh.id_sets[l]),
+            params: self.params[l],
+        };
+        let t = self.start();
+        // SAFETY: the pool holds every block ID of the mesh; the ID set lists `n / 4^D`
+        // active blocks whose links point to active blocks or are sentinels.
+        unsafe {
+            if odd {
+                dev.launch::<StreamCollide<Q, F, true>>(n, args)?
+            } else {
+                dev.launch::<StreamCollide<Q, F, false>>(n, args)?
+            }
+        };
+        self.stop(mesh, t, l, Routine::StreamCollide)
+    }
+
+    /// Communication arguments between level `l` (coarse, its parameters) and `l + 1`.
+    fn comm_args(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, factor: f64, masked: bool, l: usize) -> CommArgs<F> {
+        let dev = &mesh.device;
+        CommArgs {
+            f: dev.ptr(&mut self.f),
+            nbr: dev.cptr(&mesh.nbr),
+            onb: dev.cptr(&mesh.onb),
+            parent: dev.cptr(&mesh.parent),
+            child: dev.cptr(&mesh.child),
+            cell_mask: dev.cptr(&mesh.cell_mask),
+            list,
+            factor: F::from_f64(factor),
+            masked: masked as u32,
+            params: self.params[l],
+        }
+    }
+
+    /// Interpolates level `l` (in layout `odd`) into the ghost cells of level `l + 1`.
+    pub fn interpolate_ghosts(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
+        let n = self.schedule.ghosts[l + 1].len;
+        if n == 0 {
+            return Ok(());
+        }
+        let list = mesh.device.cptr(&self.schedule.ghosts[l + 1].ids);
+        self.interpolate(mesh, list, n, l, odd, true)
+    }
+
+    /// Interpolates into the `n` level-`l + 1` blocks of `list`: ghost cells only
+    /// (`masked`) or every cell (new children).
+    pub fn interpolate(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, n: usize, l: usize, odd: bool, masked: bool) -> Result<()> {
+        let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
+        let args = self.comm_args(mesh, list, factor, masked, l);
+        let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
+        let t = self.start();
+        // SAFETY: `list` holds `n` blocks of level `l + 1`, whose parents are active.
+        unsafe {
+            match (self.interpolation, odd) {
+                (Interpolation::Linear, false) => self.launch::<InterpolateChildren<Q, F, false, false>>(mesh, items, args)?,
+                (Interpolation::Linear, true) => self.launch::<InterpolateChildren<Q, F, true, false>>(mesh, items, args)?,
+                (Interpolation::Cubic, false) => self.launch::<InterpolateChildren<Q, F, false, true>>(mesh, items, args)?,
+                (Interpolation::Cubic, true) => self.launch::<InterpolateChildren<Q, F, true, true>>(mesh, items, args)?,
+            }
+        }
+        self.stop(mesh, t, l + 1, Routine::Interpolate)
+    }
+
+    /// Averages level `l + 1` into the parents on level `l` (in layout `odd`) whose
+    /// children have ghost cells: every coarse cell not under a ghost cell.
+    fn average_interfaces(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
+        let n = self.schedule.parents[l].len;
+        if n == 0 {
+            return Ok(());
+        }
+        let list = mesh.device.cptr(&self.schedule.parents[l].ids);
+        self.average(mesh, list, n, l, odd)
+    }
+
+    /// Averages into the `n` level-`l` parents of `list`, skipping coarse cells under
+    /// ghost cells.
+    pub fn average(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, n: usize, l: usize, odd: bool) -> Result<()> {
+        let factor = fine_to_coarse_factor(self.taus[l], self.taus[l + 1]);
+        let args = self.comm_args(mesh, list, factor, true, l);
+        let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
+        let t = self.start();
+        // SAFETY: `list` holds `n` blocks of level `l` with children.
+        unsafe {
+            if odd {
+                self.launch::<AverageToParents<Q, F, true>>(mesh, items, args)?
+            } else {
+                self.launch::<AverageToParents<Q, F, false>>(mesh, items, args)?
+            }
+        }
+        self.stop(mesh, t, l + 1, Routine::Average)
+    }
+
+    /// # Safety
+    /// As for [`crate::backend::Device::launch`].
+    unsafe fn launch<K: Kernel<Args = CommArgs<F>>>(&self, mesh: &Mesh<Q::Dim>, n: usize, args: CommArgs<F>) -> Result<()> {
+        mesh.device.launch::<K>(n, args)
+    }
+
+    fn start(&self) -> Option<Instant> {
+        self.profile.then(Instant::now)
+    }
+
+    /// Books the time since `t` (profiling only, after a synchronisation).
+    fn stop(&mut self, mesh: &Mesh<Q::Dim>, t: Option<Instant>, l: usize, r: Routine) -> Result<()> {
+        if let Some(t) = t {
+            mesh.device.synchronize()?;
+            let dt: Duration = t.elapsed();
+            let lt = &mut self.timings.levels[l];
+            match r {
+                Routine::Interpolate => lt.interpolate += dt,
+                Routine::StreamCollide => lt.stream_collide += dt,
+                Routine::Average => lt.average += dt,
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,130 @@
+//! Performance metrics of the multi-level solver (paper, section "Solver Performance").
+
+use std::time::Duration;
+
+use crate::amr::ADAPT_STEPS;
+
+/// Wall time of the grid routines of one level (measured only while profiling, see
+/// [`crate::Forest::set_profiling`]: each routine is then followed by a device
+/// synchronisation).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LevelTimes {
+    /// Coarse → fine interpolation into this level's ghost cells.
+    pub interpolate: Duration,
+    /// Fused collision and streaming of this level.
+    pub stream_collide: Duration,
+    /// Fine → coarse averaging from this level into its parents.
+    pub average: Duration,
+}
+
+/// Wall time of the parts of an adaptation, summed over all adaptations.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AdaptTimes {
+    /// Adaptations performed.
+    pub count: u64,
+    /// Pre-synchronisation: averaging up, then interpolating to ghosts (paper: "global
+    /// averaging ... Next, interpolation").
+    pub synchronize: Duration,
+    /// Refinement criterion and marking.
+    pub criterion: Duration,
+    /// The mesh routine (Preparation and steps 1–8), see [`crate::amr::Mesh::adapt_with`].
+    pub mesh: Duration,
+    /// Filling new children by interpolation and rebuilding the work lists.
+    pub fill: Duration,
+    /// Per step of the mesh routine ([`ADAPT_STEPS`]; only while profiling).
+    pub mesh_steps: [(&'static str, Duration); 9],
+}
+
+impl AdaptTimes {
+    /// Total wall time of the adaptations.
+    pub fn total(&self) -> Duration {
+        self.synchronize + self.criterion + self.mesh + self.fill
+    }
+
+    pub(crate) fn new() -> Self {
+        let mut t = AdaptTimes::default();
+        for (s, n) in t.mesh_steps.iter_mut().zip(ADAPT_STEPS) {
+            s.0 = n;
+        }
+        t
+    }
+}
+
+/// Timing breakdown of a forest since construction (or [`crate::Forest::reset_timings`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timings {
+    /// Wall time of the time stepping (all levels, grid communication included;
+    /// adaptation excluded), device synchronised at the end of each `advance`.
+    pub stepping: Duration,
+    /// Per level (only while profiling).
+    pub levels: Vec<LevelTimes>,
+    /// Adaptation, device synchronised.
+    pub adapt: AdaptTimes,
+    /// Lattice updates counted by the paper's AMR-aware formula (see [`amr_updates`]),
+    /// summed over the root steps taken.
+    pub updates: f64,
+    /// Root steps taken.
+    pub root_steps: u64,
+}
+
+impl Timings {
+    pub(crate) fn new(levels: usize) -> Self {
+        Timings { levels: vec![LevelTimes::default(); levels], adapt: AdaptTimes::new(), ..Default::default() }
+    }
+
+    /// AMR-aware million lattice updates per second of the stepping (paper, eq. for
+    /// `MLUPS_inst`, over all steps taken): updates / stepping time.
+    pub fn mlups(&self) -> f64 {
+        let s = self.stepping.as_secs_f64();
+        if s > 0.0 {
+            self.updates / s / 1e6
+        } else {
+            0.0
+        }
+    }
+
+    /// Million lattice updates per second including the adaptation time.
+    pub fn mlups_with_adaptation(&self) -> f64 {
+        let s = (self.stepping + self.adapt.total()).as_secs_f64();
+        if s > 0.0 {
+            self.updates / s / 1e6
+        } else {
+            0.0
+        }
+    }
+
+    /// Fraction of the run time (stepping + adaptation) spent adapting.
+    pub fn adaptation_share(&self) -> f64 {
+        let a = self.adapt.total().as_secs_f64();
+        let total = a + self.stepping.as_secs_f64();
+        if total > 0.0 {
+            a / total
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Lattice updates of one root step (paper, eq. for `MLUPS_inst`):
+/// `Σ_L 2^L (N_L − N_{L+1}/N_c)`, with `N_L` the cells of level `L` (`cells[L]`) and
+/// `N_c = 2^D` children per block: blocks with children count as not advanced.
+pub fn amr_updates(cells: &[usize], children: usize) -> f64 {
+    let mut u = 0.0;
+    for (l, &n) in cells.iter().enumerate() {
+        let next = cells.get(l + 1).copied().unwrap_or(0) as f64;
+        u += (1u64 << l) as f64 * (n as f64 - next / children as f64);
+    }
+    u
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn amr_updates_follow_the_paper() {
+        // Uniform grid: N cells per step.
+        assert_eq!(super::amr_updates(&[4096], 4), 4096.0);
+        // 2D, one root block of 16 cells refined: 4 children of 16 cells each; the parent
+        // is not counted, its children step twice.
+        assert_eq!(super::amr_updates(&[16 * 4, 16 * 4], 4), 16.0 * 4.0 - 16.0 + 2.0 * 64.0);
+    }
+}

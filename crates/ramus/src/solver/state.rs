@@ -1,0 +1,73 @@
+//! The solution on the forest: one distribution pool for all levels, indexed by block ID
+//! like the mesh arrays, and the per-level relaxation (paper, section "Collision").
+
+use std::marker::PhantomData;
+
+use ramus_kernels::interpolate::fine_tau;
+use ramus_kernels::stream::StepParams;
+use ramus_kernels::{Dim, VelocitySet};
+
+use super::metrics::Timings;
+use super::schedule::Schedule;
+use crate::backend::{Buffer, Device};
+use crate::config::{Boundary, Interpolation};
+use crate::error::Result;
+use crate::Float;
+
+/// Distributions of every block of the pool and what the recursive advance needs.
+pub(crate) struct Solver<Q: VelocitySet, F: Float> {
+    /// Shifted populations, [`ramus_kernels::stream::pool_index`] by block ID.
+    pub f: Buffer<F>,
+    /// Relaxation time of each level, in that level's time step.
+    pub taus: Vec<f64>,
+    /// Step parameters of each level.
+    pub params: Vec<StepParams<F>>,
+    pub interpolation: Interpolation,
+    pub schedule: Schedule,
+    pub timings: Timings,
+    /// Synchronise after every routine to time it (see [`Timings::levels`]).
+    pub profile: bool,
+    _lattice: PhantomData<Q>,
+}
+
+/// Relaxation times of `levels` levels: `τ_L − ½ = 2^L (τ_0 − ½)`, so that the viscosity
+/// is the same on every level with `Δx_L = Δt_L = 2^{-L}` (paper, "Collision").
+pub(crate) fn level_taus(tau0: f64, levels: usize) -> Vec<f64> {
+    let mut t = vec![tau0];
+    for l in 1..levels {
+        t.push(fine_tau(t[l - 1]));
+    }
+    t
+}
+
+impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+    /// A pool of `capacity` blocks (zeroed: the rest state), with per-level parameters.
+    pub fn new(
+        dev: &Device,
+        capacity: usize,
+        tau0: f64,
+        levels: usize,
+        boundaries: &[Boundary; 6],
+        interpolation: Interpolation,
+    ) -> Result<Self> {
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        let taus = level_taus(tau0, levels);
+        // The wall velocity in lattice units is the same on every level (Δx_L/Δt_L = 1).
+        let params = taus.iter().map(|&t| super::step_params::<F>(t, boundaries)).collect();
+        Ok(Solver {
+            f: dev.zeros(capacity * Q::Q * m)?,
+            taus,
+            params,
+            interpolation,
+            schedule: Schedule::new(dev, levels),
+            timings: Timings::new(levels),
+            profile: false,
+            _lattice: PhantomData,
+        })
+    }
+
+    /// Bytes of solution data per block (for sizing the pool).
+    pub fn bytes_per_block() -> usize {
+        Q::Q * <Q::Dim as Dim>::BLOCK_CELLS * std::mem::size_of::<F>()
+    }
+}

@@ -1,0 +1,92 @@
+//! Synchronising all levels between root steps, and filling new blocks (paper, solver
+//! section "Adaptive Mesh Refinement": "a global averaging procedure is performed over
+//! the entire grid hierarchy starting with the second-finest level and ascending to L = 0
+//! ... Next, interpolation is performed to ghost cells on all levels in the opposite
+//! direction").
+
+use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_LEVEL, SELECT_PARENTS};
+use ramus_kernels::{Dim, VelocitySet};
+
+use super::schedule::{filter, select};
+use super::state::Solver;
+use crate::amr::workspace::ensure;
+use crate::amr::Mesh;
+use crate::backend::primitives::Scratch;
+use crate::backend::Buffer;
+use crate::error::Result;
+use crate::Float;
+
+/// Device temporaries of the synchronisation and the criterion.
+pub(crate) struct SyncScratch {
+    pub list: Buffer<u32>,
+    pub level_list: Buffer<u32>,
+    pub flags: Buffer<u32>,
+    pub scratch: Scratch,
+}
+
+impl SyncScratch {
+    pub fn new(dev: &crate::backend::Device) -> Self {
+        SyncScratch { list: Buffer::Host(Vec::new()), level_list: Buffer::Host(Vec::new()), flags: Buffer::Host(Vec::new()), scratch: Scratch::new(dev) }
+    }
+}
+
+impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+    /// Brings every level to the state of the current root step, at a root-step boundary
+    /// (`root_odd`: the root level has taken an odd number of steps): averages every
+    /// parent from its children (cells under ghosts excepted, whose coarse values are the
+    /// valid ones), finest first, then interpolates every ghost layer, coarsest first.
+    /// Afterwards every cell of every active block (leaf or not) holds valid data.
+    ///
+    /// At a root-step boundary this changes no leaf cell that the next step reads as
+    /// valid: interfaces were just averaged, and ghosts are refilled at the next step.
+    pub fn synchronize(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool, s: &mut SyncScratch) -> Result<()> {
+        let levels = mesh.max_levels();
+        let odd = |l: usize| l == 0 && root_odd;
+        for l in (0..levels.saturating_sub(1)).rev() {
+            if mesh.id_counts[l + 1] == 0 {
+                continue;
+            }
+            let n = select(mesh, l, SELECT_PARENTS, &mut s.flags, &mut s.scratch, &mut s.list)?;
+            if n > 0 {
+                let list = mesh.device.cptr(&s.list);
+                self.average(mesh, list, n, l, odd(l))?;
+            }
+        }
+        for l in 0..levels.saturating_sub(1) {
+            if mesh.id_counts[l + 1] > 0 {
+                self.interpolate_ghosts(mesh, l, odd(l))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Fills every cell of the children of the `n` parents in `parents` (just refined) by
+    /// interpolation from their parents, at a root-step boundary.
+    pub fn fill_children(
+        &mut self,
+        mesh: &Mesh<Q::Dim>,
+        parents: &Buffer<u32>,
+        n: usize,
+        root_odd: bool,
+        s: &mut SyncScratch,
+    ) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let dev = &mesh.device;
+        let nc = <Q::Dim as Dim>::CHILDREN;
+        ensure(dev, &mut s.list, n * nc)?;
+        let args = ExpandArgs { parents: dev.cptr(parents), child: dev.cptr(&mesh.child), out: dev.ptr(&mut s.list) };
+        // SAFETY: `parents` holds `n` refined blocks; `s.list` holds `n N_c` items.
+        unsafe { dev.launch::<ExpandChildren<Q::Dim>>(n * nc, args)? };
+        // Children of one level at a time (each level pair has its own factor).
+        for l in 1..mesh.max_levels() {
+            let m = filter(mesh, &s.list, n * nc, SELECT_LEVEL, l as i32, &mut s.flags, &mut s.scratch, &mut s.level_list)?;
+            if m > 0 {
+                let list = dev.cptr(&s.level_list);
+                self.interpolate(mesh, list, m, l - 1, l == 1 && root_odd, false)?;
+            }
+        }
+        Ok(())
+    }
+}
