@@ -10,14 +10,23 @@
 //! cargo run --release --example cavity -- --n 64 --passes 5 --backend cpu --out /tmp/cav
 //! cargo run --release --example cavity -- --dim 3 --lattice d3q27 --precision f64 --n 64
 //! cargo run --release --example cavity -- --re 1000 --n 256 --passes 100 --backend cuda
+//! cargo run --release --example cavity -- --re 1000 --n 64 --lid 0.1 --levels 3 --passes 30
 //! ```
+//!
+//! With `--levels L > 1` the mesh adapts every `--refine-every` root steps with the
+//! paper's vorticity criterion (`--criterion vorticity`, `--n-start`, `--n-inc`; `none`
+//! keeps the root grid) and ghost cells are filled by `--interp linear|cubic`. The
+//! centreline profiles are then sampled at the finest level's spacing.
 //!
 //! Writes into `--out` (default `out/cavity`):
 //! - `centerline_u.csv`: `y,u` (2D; `z,u` in 3D), `u/U_lid` on the vertical centreline,
 //!   wall end points included;
 //! - `centerline_v.csv`: `x,v` (2D, on y = 0.5; `x,w` in 3D, on y = z = 0.5);
-//! - `summary.json`: parameters, backend and device, steps, time, MLUPS, mass drift, and
-//!   the largest change of the centreline profiles over the last lid pass (steadiness).
+//! - `summary.json`: parameters, backend and device, steps, time, MLUPS (AMR-aware: the
+//!   paper's formula), adaptation share of the run time, blocks and cells per level, mass
+//!   drift, the largest change of the centreline profiles over the last lid pass
+//!   (steadiness), and with `--profile` the time per level and routine;
+//! - `cavity.vtu`: every leaf cell with `rho`, `u` and `level` (ParaView).
 //!
 //! Invalid input prints `error: <message>` and exits with status 2.
 
@@ -29,7 +38,7 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use ramus::cases::cavity::{Cavity, Centerlines, Profile};
-use ramus::{Backend, Dim, Float, Forest, ForestConfig, LatticeKind, Precision, VelocitySet};
+use ramus::{Backend, Criterion, Dim, Float, Forest, ForestConfig, Interpolation, LatticeKind, Precision, Refinement, VelocitySet};
 use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
 
 /// Default simulated time in lid passes. Measured at Re = 100 (n = 128, lid = 0.05,
@@ -68,6 +77,33 @@ struct Args {
     /// Where to run: auto (CUDA if available, else CPU), cpu or cuda.
     #[arg(long, default_value = "auto")]
     backend: String,
+    /// Grid levels (1: the uniform root grid).
+    #[arg(long, default_value_t = 1)]
+    levels: usize,
+    /// Adapt the mesh every this many root steps.
+    #[arg(long, default_value_t = 32)]
+    refine_every: u64,
+    /// Refinement criterion: vorticity or none.
+    #[arg(long, default_value = "vorticity")]
+    criterion: String,
+    /// The criterion's N_start (paper: -2 for the cavity).
+    #[arg(long, default_value_t = -2.0, allow_negative_numbers = true)]
+    n_start: f64,
+    /// The criterion's N_inc (paper: 1 for the cavity).
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    n_inc: f64,
+    /// Interpolation to ghost cells and new blocks: linear or cubic.
+    #[arg(long, default_value = "linear")]
+    interp: String,
+    /// Time every routine per level (synchronises after each launch).
+    #[arg(long)]
+    profile: bool,
+    /// Run exactly this many root steps instead of `--passes` (e.g. for benchmarks).
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Skip writing cavity.vtu (large for fine 3D runs: ASCII, one hexahedron per cell).
+    #[arg(long)]
+    no_vtu: bool,
     /// Output directory.
     #[arg(long, default_value = "out/cavity")]
     out: PathBuf,
@@ -81,6 +117,9 @@ struct Setup {
     precision: Precision,
     passes: f64,
     out: PathBuf,
+    profile: bool,
+    steps: Option<u64>,
+    vtu: bool,
 }
 
 fn main() -> ExitCode {
@@ -101,11 +140,37 @@ impl Args {
         let precision: Precision = self.precision.parse()?;
         let backend: Backend = self.backend.parse()?;
         let cavity = Cavity { dim: self.dim, n: self.n, re: self.re, lid: self.lid };
-        let config = cavity.forest_config(backend)?;
+        let criterion = match self.criterion.as_str() {
+            "vorticity" => Criterion::Vorticity { n_start: self.n_start, n_inc: self.n_inc, length: None },
+            "none" => Criterion::None,
+            other => bail!("unknown criterion '{other}': allowed vorticity, none"),
+        };
+        let refinement = Refinement {
+            levels: self.levels,
+            interpolation: Interpolation::parse(&self.interp)?,
+            every: self.refine_every,
+            criterion,
+            ..Refinement::default()
+        };
+        let config = cavity.forest_config(backend)?.refinement(refinement);
+        config.validate(self.dim as usize)?;
         if !(self.passes.is_finite() && self.passes > 0.0) {
             bail!("invalid passes = {}: a finite number of lid passes > 0", self.passes);
         }
-        Ok(Setup { cavity, config, lattice, precision, passes: self.passes, out: self.out })
+        if self.steps == Some(0) {
+            bail!("invalid steps = 0: at least one root step");
+        }
+        Ok(Setup {
+            cavity,
+            config,
+            lattice,
+            precision,
+            passes: self.passes,
+            out: self.out,
+            profile: self.profile,
+            steps: self.steps,
+            vtu: !self.no_vtu,
+        })
     }
 }
 
@@ -126,8 +191,10 @@ fn dispatch(s: &Setup) -> Result<()> {
 /// Runs the cavity on a `Forest<D, Q, F>`, prints a summary and writes the outputs.
 fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<()> {
     let mut forest = Forest::<D, Q, F>::new(s.config.clone())?;
-    let steps = s.cavity.steps_for_passes(s.passes);
-    let mass0 = forest.fields()?.mass();
+    forest.set_profiling(s.profile);
+    let steps = s.steps.unwrap_or_else(|| s.cavity.steps_for_passes(s.passes));
+    let dim = D::D;
+    let mass0 = forest.leaf_cells()?.mass(dim);
 
     // Advance in chunks; stop once more at one pass before the end to measure how much
     // the profiles still change over the last pass.
@@ -138,7 +205,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<()> {
     while forest.steps() < steps {
         let done = forest.steps();
         if done == last_pass {
-            before_last_pass = Some(s.cavity.centerlines(&forest.fields()?));
+            before_last_pass = Some(centerlines(&s.cavity, &mut forest)?);
         }
         let mut next = (done + chunk).min(steps);
         if done < last_pass {
@@ -146,17 +213,18 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<()> {
         }
         forest.advance(next - done)?;
         bar.set_position(next);
-        bar.set_message(format!("{:.1} MLUPS", forest.mlups()));
+        bar.set_message(format!("{:.1} MLUPS, blocks {:?}", forest.mlups(), forest.blocks_per_level()));
     }
     bar.finish();
 
-    let fields = forest.fields()?;
-    let lines = s.cavity.centerlines(&fields);
+    let lines = centerlines(&s.cavity, &mut forest)?;
+    let cells = forest.leaf_cells()?;
     let change = before_last_pass.map_or(f64::NAN, |b| max_change(&b, &lines));
-    let mass_drift = (fields.mass() - mass0) / mass0;
-    let secs = forest.stepping_time().as_secs_f64();
-    let mlups = forest.mlups();
-    if !fields.u.iter().flatten().all(|u| u.is_finite()) {
+    let mass_drift = (cells.mass(dim) - mass0) / mass0;
+    let t = forest.timings().clone();
+    let secs = t.stepping.as_secs_f64();
+    let mlups = t.mlups();
+    if !cells.u.iter().flatten().all(|u| u.is_finite()) {
         eprintln!(
             "warning: the solution is not finite (unstable): \
              lower the Reynolds number or the lid speed, or add cells"
@@ -164,16 +232,57 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<()> {
     }
 
     let c = &s.cavity;
+    let r = &s.config.refinement;
     println!(
-        "cavity {}D {} {}: n = {}, Re = {}, lid = {}, tau = {:.4}",
-        c.dim, s.lattice, s.precision, c.n, c.re, c.lid, forest.tau()
+        "cavity {}D {} {}: n = {}, Re = {}, lid = {}, tau = {:.4}, levels = {}",
+        c.dim, s.lattice, s.precision, c.n, c.re, c.lid, forest.tau(), r.levels
     );
     println!("backend: {} ({})", forest.backend(), forest.device_name());
-    println!("lid passes: {}, steps: {steps}, time in advance: {secs:.2} s", s.passes);
-    println!("MLUPS: {mlups:.1}");
+    println!("lid passes: {:.3}, steps: {steps}, time in advance: {secs:.2} s", steps as f64 * c.lid / c.n as f64);
+    println!("MLUPS (AMR-aware): {mlups:.1}");
+    println!("blocks per level: {:?}, leaf cells per level: {:?}", forest.blocks_per_level(), forest.cells_per_level());
+    println!(
+        "adaptation: {} calls, {:.3} s, {:.2}% of the run time",
+        t.adapt.count,
+        t.adapt.total().as_secs_f64(),
+        100.0 * t.adaptation_share()
+    );
+    if s.profile {
+        for (l, lt) in t.levels.iter().enumerate() {
+            println!(
+                "  level {l}: interpolate {:.3} s, collide+stream {:.3} s, average {:.3} s",
+                lt.interpolate.as_secs_f64(),
+                lt.stream_collide.as_secs_f64(),
+                lt.average.as_secs_f64()
+            );
+        }
+        let a = &t.adapt;
+        println!(
+            "  adaptation: synchronise {:.3} s, criterion {:.3} s, mesh {:.3} s, fill {:.3} s",
+            a.synchronize.as_secs_f64(),
+            a.criterion.as_secs_f64(),
+            a.mesh.as_secs_f64(),
+            a.fill.as_secs_f64()
+        );
+    }
     println!("mass drift: {mass_drift:.3e}");
     println!("change over the last pass: {change:.2e} U_lid");
+    let ghia = ghia_deviation(c, &lines);
+    if let Some((du, dv)) = ghia {
+        println!("max deviation from Ghia et al. (1982): u {du:.4} U_lid, v {dv:.4} U_lid");
+    }
 
+    let levels: Vec<serde_json::Value> = t
+        .levels
+        .iter()
+        .map(|lt| {
+            serde_json::json!({
+                "interpolate_s": lt.interpolate.as_secs_f64(),
+                "stream_collide_s": lt.stream_collide.as_secs_f64(),
+                "average_s": lt.average.as_secs_f64(),
+            })
+        })
+        .collect();
     let summary = serde_json::json!({
         "backend": forest.backend().to_string(),
         "device": forest.device_name(),
@@ -184,16 +293,67 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<()> {
         "re": c.re,
         "lid": c.lid,
         "tau": forest.tau(),
-        "passes": s.passes,
+        "levels": r.levels,
+        "refine_every": r.every,
+        "criterion": r.criterion,
+        "interpolation": r.interpolation,
+        "passes": steps as f64 * c.lid / c.n as f64,
         "steps": steps,
         "wall_seconds": secs,
         "mlups": mlups,
+        "adaptations": t.adapt.count,
+        "adaptation_seconds": t.adapt.total().as_secs_f64(),
+        "adaptation_share": t.adaptation_share(),
+        "blocks_per_level": forest.blocks_per_level(),
+        "leaf_cells_per_level": forest.cells_per_level(),
+        "profile": if s.profile { serde_json::Value::Array(levels) } else { serde_json::Value::Null },
         "mass_drift": mass_drift,
         "last_pass_change": change,
+        "ghia_max_deviation": ghia.map(|(u, v)| serde_json::json!({ "u": u, "v": v })),
     });
     write_outputs(&s.out, c.dim, &lines, &summary)?;
+    if s.vtu {
+        let vtu = s.out.join("cavity.vtu");
+        ramus::output::write_leaf_cells_vtu(&vtu, dim, &cells).with_context(|| format!("writing {}", vtu.display()))?;
+    }
     println!("wrote {}", s.out.display());
     Ok(())
+}
+
+/// Ghia, Ghia & Shin (1982), J. Comput. Phys. 48:387-411, Tables I and II (2D only).
+const GHIA_U: &str = include_str!("../tests/data/ghia1982_u_vertical_centerline.csv");
+const GHIA_V: &str = include_str!("../tests/data/ghia1982_v_horizontal_centerline.csv");
+
+/// Largest |profile − Ghia| on each centreline for a 2D cavity at a tabulated Reynolds
+/// number (100, 400, 1000), else `None`. Ghia's v = −0.23827 at x = 0.9063 for Re = 400 is
+/// a known misprint and skipped.
+fn ghia_deviation(c: &Cavity, lines: &Centerlines) -> Option<(f64, f64)> {
+    let re = c.re.round() as u32;
+    if c.dim != 2 || c.re != f64::from(re) || ![100, 400, 1000].contains(&re) {
+        return None;
+    }
+    let worst = |table: &str, column: &str, p: &Profile| -> Option<f64> {
+        let mut rows = table.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
+        let header: Vec<&str> = rows.next()?.split(',').map(str::trim).collect();
+        let col = header.iter().position(|h| *h == column)?;
+        let mut w = 0.0f64;
+        for row in rows {
+            let v: Vec<f64> = row.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+            let (s, value) = (*v.first()?, *v.get(col)?);
+            if s <= 0.0 || s >= 1.0 || (re == 400 && column.starts_with('v') && (s - 0.9063).abs() < 1e-9) {
+                continue;
+            }
+            w = w.max((p.at(s) - value).abs());
+        }
+        Some(w)
+    };
+    Some((worst(GHIA_U, &format!("u_Re{re}"), &lines.u)?, worst(GHIA_V, &format!("v_Re{re}"), &lines.v)?))
+}
+
+/// Centreline profiles, sampled at the finest level's cell spacing.
+fn centerlines<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(c: &Cavity, forest: &mut Forest<D, Q, F>) -> Result<Centerlines> {
+    let per_side = c.n << (forest.config().refinement.levels - 1);
+    Ok(c.centerlines_sampled(per_side, |p| forest.sample(p).map(|v| v.into_iter().map(|(_, u)| u).collect()))?)
 }
 
 /// Progress over steps with elapsed time, ETA and the current MLUPS (in the message).

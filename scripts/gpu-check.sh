@@ -187,6 +187,23 @@ run() {
     if [[ -f $bundle_dir/cavity ]]; then
         step "cavity" "$out/cavity.log" "${GPU_CHECK_CAVITY_TIMEOUT:-60}" \
             "$bundle_dir/cavity" --n 128 --passes 2 --backend cuda --out "$out/cavity"
+        # The issue's AMR benchmarks (BENCHMARKS.md): 3D cavity Re = 1000, root 64³, 4 levels,
+        # D3Q19 f32, linear, adapt every 32, N_start = -3, N_inc = 1, 512 root steps from rest;
+        # 2D cavity Re = 1000, root 128², 4 levels, D2Q9 f32, 8192 root steps.
+        if [[ ${GPU_CHECK_SKIP_AMR:-0} != 1 ]]; then
+            step "amr3d" "$out/amr3d.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" \
+                "$bundle_dir/cavity" --dim 3 --n 64 --levels 4 --re 1000 --lid 0.05 --n-start -3 --n-inc 1 \
+                --steps 512 --precision f32 --backend cuda --no-vtu --out "$out/amr3d"
+            step "amr2d" "$out/amr2d.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" \
+                "$bundle_dir/cavity" --dim 2 --n 128 --levels 4 --re 1000 --lid 0.05 --n-start -3 --n-inc 1 \
+                --steps 8192 --precision f32 --backend cuda --no-vtu --out "$out/amr2d"
+        fi
+        if [[ -n ${GPU_CHECK_GHIA:-} ]]; then
+            # Re = 1000, root 128², 4 levels, vorticity criterion: Ghia comparison on the GPU.
+            step "ghia128" "$out/ghia128.log" 600 \
+                "$bundle_dir/cavity" --n 128 --levels 4 --re 1000 --lid 0.1 --passes 30 --precision f64 \
+                --backend cuda --no-vtu --out "$out/ghia128"
+        fi
     else
         summary+=("$(printf '%-10s %-45s' cavity "SKIPPED (no $bundle_dir/cavity)")")
     fi

@@ -252,3 +252,92 @@ fn forest_new_returns_err_never_panics() {
     forest_new_rejects("D3Q19 f64", 3, |c| Forest::<D3, D3Q19, f64>::new(c).map(drop));
     forest_new_rejects("D3Q27 f32", 3, |c| Forest::<D3, D3Q27, f32>::new(c).map(drop));
 }
+
+// ---- Refinement ----
+
+fn refined(f: impl FnOnce(&mut ramus::Refinement)) -> ForestConfig {
+    let mut c = box_config([16, 16, 16]);
+    c.refinement.levels = 3;
+    f(&mut c.refinement);
+    c
+}
+
+#[test]
+fn refinement_levels_out_of_range() {
+    assert_invalid(refined(|r| r.levels = 0).validate(2), "levels");
+    assert_invalid(refined(|r| r.levels = 13).validate(3), "levels");
+    assert!(refined(|r| r.levels = 12).validate(2).is_ok());
+}
+
+#[test]
+fn refinement_criterion_parameters() {
+    use ramus::Criterion::Vorticity;
+    let v = |n_start, n_inc, length| refined(move |r| r.criterion = Vorticity { n_start, n_inc, length });
+    assert_invalid(v(f64::NAN, 1.0, None).validate(2), "n_start");
+    assert_invalid(v(-3.0, f64::INFINITY, None).validate(2), "n_inc");
+    assert_invalid(v(-3.0, 1.0, Some(0.0)).validate(2), "criterion.length");
+    assert!(v(-3.0, 1.0, Some(16.0)).validate(2).is_ok());
+}
+
+#[test]
+fn refinement_wall_distance_and_faces() {
+    let walls = |faces: Vec<Face>, distance| {
+        refined(move |r| r.walls = Some(ramus::WallRefinement { faces, distance }))
+    };
+    assert_invalid(walls(vec![Face::XMin], -1.0).validate(2), "walls.distance");
+    assert_invalid(walls(vec![Face::ZMax], 2.0).validate(2), "walls.faces");
+    assert!(walls(vec![Face::ZMax], 2.0).validate(3).is_ok());
+}
+
+#[test]
+fn refinement_capacity() {
+    use ramus::amr::Capacity;
+    assert_invalid(refined(|r| r.capacity = Some(Capacity::Blocks { blocks: 0 })).validate(2), "capacity.blocks");
+    let frac = |fraction| refined(move |r| r.capacity = Some(Capacity::FreeMemoryFraction { fraction }));
+    assert_invalid(frac(0.0).validate(2), "capacity.fraction");
+    assert_invalid(frac(1.5).validate(2), "capacity.fraction");
+    // A pool smaller than the root grid is out of memory, named as such.
+    let c = box_config([16, 16, 0]).refinement(ramus::Refinement {
+        levels: 2,
+        capacity: Some(Capacity::Blocks { blocks: 3 }),
+        ..Default::default()
+    });
+    assert!(matches!(Forest::<D2, D2Q9, f64>::new(c), Err(Error::OutOfMemory { .. })));
+}
+
+#[test]
+fn refinement_interpolation_unknown() {
+    assert_unknown(ramus::Interpolation::parse("quadratic"), "interp", "quadratic");
+    assert_eq!(ramus::Interpolation::parse("cubic").unwrap(), ramus::Interpolation::Cubic);
+}
+
+#[test]
+fn toml_configuration_errors_name_the_problem() {
+    // Unknown criterion kind.
+    let e = ForestConfig::from_toml("cells = [16, 16, 1]\n[refinement]\ncriterion = { kind = \"q\" }");
+    assert_invalid(e, "configuration");
+    // Missing required field.
+    assert_invalid(ForestConfig::from_toml("[refinement]\nlevels = 2"), "configuration");
+    // Missing file.
+    assert_invalid(ForestConfig::from_toml_file("/nonexistent/ramus.toml"), "configuration file");
+    // A full file parses, and its values are then validated.
+    let text = r#"
+        cells = [32, 32, 1]
+        boundaries = [{ kind = "wall", velocity = [0, 0, 0] }, { kind = "wall", velocity = [0, 0, 0] },
+                      { kind = "wall", velocity = [0, 0, 0] }, { kind = "wall", velocity = [0.1, 0, 0] },
+                      { kind = "periodic" }, { kind = "periodic" }]
+        fluid = { kind = "reynolds", re = 100, velocity = 0.1, length = 32 }
+        backend = "cpu"
+        [refinement]
+        levels = 0
+    "#;
+    let c = ForestConfig::from_toml(text).expect("parses");
+    assert_invalid(c.validate(2), "levels");
+}
+
+#[test]
+fn user_criterion_mark_out_of_range() {
+    let c = box_config([16, 16, 0]).levels(2);
+    let mut forest = Forest::<D2, D2Q9, f64>::new(c).expect("forest");
+    assert_invalid(forest.adapt_with(|_| 7), "mark");
+}

@@ -53,6 +53,41 @@ unsafe fn velocity<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, p: 
     moments::<L, F>(&h).1
 }
 
+/// `∂u/∂x_a` at cell `x` of block `b` (`u0` its velocity) along the unit offset `e`:
+/// central where both neighbours exist on the level, one-sided where one does, zero
+/// where none does.
+#[inline(always)]
+unsafe fn derivative<L: VelocitySet, F: Real, const ODD: bool>(
+    fld: &Field<F>,
+    p: &StepParams<F>,
+    b: usize,
+    x: [i32; 3],
+    u0: [F; 3],
+    e: [i32; 3],
+) -> [F; 3] {
+    let d = <L::Dim as Dim>::D;
+    let nb = <L::Dim as Dim>::NEIGHBORS;
+    let (lp, tp) = resolve(fld.nbr, b, x, e, d, nb);
+    let (lm, tm) = resolve(fld.nbr, b, x, [-e[0], -e[1], -e[2]], d, nb);
+    let mut hi = u0;
+    let mut lo = u0;
+    let mut span = F::ZERO;
+    if lp >= 0 {
+        hi = velocity::<L, F, ODD>(fld, p, lp as usize, tp);
+        span += F::ONE;
+    }
+    if lm >= 0 {
+        lo = velocity::<L, F, ODD>(fld, p, lm as usize, tm);
+        span += F::ONE;
+    }
+    if span > F::ZERO {
+        let inv = F::ONE / span;
+        [(hi[0] - lo[0]) * inv, (hi[1] - lo[1]) * inv, (hi[2] - lo[2]) * inv]
+    } else {
+        [F::ZERO; 3]
+    }
+}
+
 /// Squared vorticity magnitude of every cell of a list of blocks of one level, from the
 /// pre-collision moments in AA layout `ODD`. Derivatives are central differences where
 /// both neighbours exist on the level, one-sided where one does (domain walls, coarser
@@ -68,7 +103,6 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CellVorticity<L, F, OD
     #[inline(always)]
     unsafe fn run(i: usize, a: &VorticityArgs<F>) {
         let d = <L::Dim as Dim>::D;
-        let nb = <L::Dim as Dim>::NEIGHBORS;
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.list.add(i / m) as usize;
         let t = i & (m - 1);
@@ -76,34 +110,13 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CellVorticity<L, F, OD
         let p = &a.params;
         let x = cell_coords(t);
         let u0 = velocity::<L, F, ODD>(&fld, p, b, t);
-        // grad[a][c] = ∂u_c/∂x_a.
-        let mut grad = [[F::ZERO; 3]; 3];
-        for ax in 0..d {
-            let mut e = [0i32; 3];
-            e[ax] = 1;
-            let (lp, tp) = resolve(a.nbr, b, x, e, d, nb);
-            let (lm, tm) = resolve(a.nbr, b, x, [-e[0], -e[1], -e[2]], d, nb);
-            let mut hi = u0;
-            let mut lo = u0;
-            let mut span = F::ZERO;
-            if lp >= 0 {
-                hi = velocity::<L, F, ODD>(&fld, p, lp as usize, tp);
-                span += F::ONE;
-            }
-            if lm >= 0 {
-                lo = velocity::<L, F, ODD>(&fld, p, lm as usize, tm);
-                span += F::ONE;
-            }
-            if span > F::ZERO {
-                let inv = F::ONE / span;
-                for c in 0..3 {
-                    grad[ax][c] = (hi[c] - lo[c]) * inv;
-                }
-            }
-        }
-        let wx = grad[1][2] - grad[2][1];
-        let wy = grad[2][0] - grad[0][2];
-        let wz = grad[0][1] - grad[1][0];
+        // Constant axes only: a run-time-indexed gradient array would go to local memory.
+        let gx = derivative::<L, F, ODD>(&fld, p, b, x, u0, [1, 0, 0]);
+        let gy = derivative::<L, F, ODD>(&fld, p, b, x, u0, [0, 1, 0]);
+        let gz = if d == 3 { derivative::<L, F, ODD>(&fld, p, b, x, u0, [0, 0, 1]) } else { [F::ZERO; 3] };
+        let wx = gy[2] - gz[1];
+        let wy = gz[0] - gx[2];
+        let wz = gx[1] - gy[0];
         // |ω|², so that no square root is needed on the device: the rule takes ½ log₂.
         let s2 = a.scale * a.scale;
         *a.out.add(i) = ((wx * wx + wy * wy + wz * wz) * s2).to_f64() as f32;

@@ -20,6 +20,9 @@ pub const SELECT_LEAVES: u32 = 2;
 pub const SELECT_PARENTS: u32 = 3;
 /// [`FlagBlocks`] selector: blocks on level `FlagArgs::level_of`.
 pub const SELECT_LEVEL: u32 = 4;
+/// [`FlagBlocks`] selector: blocks that collide and stream: leaves, and blocks with a
+/// child that has ghost cells.
+pub const SELECT_STEP: u32 = 5;
 
 kernel_args! {
     /// Arguments of [`FlagBlocks`].
@@ -59,6 +62,7 @@ impl Kernel for FlagBlocks {
             SELECT_CHILD_GHOSTS => mask & BLOCK_CHILD_HAS_GHOSTS != 0,
             SELECT_LEAVES => s == status::UNREFINED,
             SELECT_PARENTS => status::has_children(s),
+            SELECT_STEP => !status::has_children(s) || mask & BLOCK_CHILD_HAS_GHOSTS != 0,
             _ => *a.level.add(b) == a.level_of,
         };
         *a.flags.add(i) = yes as u32;

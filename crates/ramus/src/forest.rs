@@ -128,7 +128,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// Sets every cell of every block to the equilibrium of `state(x) = (ρ, u)`, `x` being
     /// the cell centre in root lattice units; resets the step count (the mesh is kept).
     pub fn initialize(&mut self, state: impl Fn([f64; 3]) -> (f64, [f64; 3])) -> Result<()> {
-        let snap = self.mesh.snapshot()?;
+        let snap = self.mesh.snapshot_active()?;
         let f = equilibrium_pool::<Q, F>(&snap, &state);
         self.device.write(&mut self.solver.f, 0, &f)?;
         self.steps = 0;
@@ -189,7 +189,6 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
                 n_inc,
                 length,
                 &mut self.criterion_values,
-                &mut self.sync,
             )?;
         }
         self.device.synchronize()?;
@@ -274,16 +273,17 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// blocks hold the current state (harmless between root steps).
     fn synchronize(&mut self) -> Result<()> {
         let root_odd = self.steps % 2 == 1;
-        self.solver.synchronize(&self.mesh, root_odd, &mut self.sync)?;
+        self.solver.synchronize(&self.mesh, root_odd)?;
         self.device.synchronize()
     }
 
     /// Runs `f` on a host copy of the synchronised solution.
     fn with_host_view<R>(&mut self, f: impl FnOnce(&mut HostView<'_, Q, F>) -> R) -> Result<R> {
         self.synchronize()?;
-        let snap = self.mesh.snapshot()?;
+        let snap = self.mesh.snapshot_active()?;
+        let per_block = Q::Q * D::BLOCK_CELLS;
         let mut view = HostView::<Q, F> {
-            f: self.device.download(&self.solver.f)?,
+            f: self.device.read(&self.solver.f, 0..snap.capacity * per_block)?,
             mesh: &snap,
             params: &self.solver.params,
             root_odd: self.steps % 2 == 1,

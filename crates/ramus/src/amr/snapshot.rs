@@ -82,4 +82,37 @@ impl<D: Dim> Mesh<D> {
             gaps: dev.read(&self.gaps, 0..self.gap_count)?,
         })
     }
+
+    /// The block arrays of IDs `0 … max active ID` only (IDs are handed out lowest first,
+    /// so this is about the active part of a large pool), with `capacity` set to that
+    /// count and no gap set: what reading the solution needs, without copying the whole
+    /// preallocated pool.
+    pub(crate) fn snapshot_active(&self) -> Result<MeshSnapshot> {
+        let dev = &self.device;
+        let mut id_sets = Vec::with_capacity(self.id_sets.len());
+        for (ids, &n) in self.id_sets.iter().zip(&self.id_counts) {
+            id_sets.push(dev.read(ids, 0..n)?);
+        }
+        let n = id_sets.iter().flatten().max().map_or(0, |&b| b as usize + 1);
+        let (nb, m) = (D::NEIGHBORS, D::BLOCK_CELLS);
+        Ok(MeshSnapshot {
+            dim: D::D,
+            capacity: n,
+            max_levels: self.spec.max_levels,
+            root_blocks: self.root_blocks,
+            boundaries: self.spec.boundaries,
+            level: dev.read(&self.level, 0..n)?,
+            origin: dev.read(&self.origin, 0..3 * n)?,
+            status: dev.read(&self.status, 0..n)?,
+            parent: dev.read(&self.parent, 0..n)?,
+            child: dev.read(&self.child, 0..n)?,
+            nbr: dev.read(&self.nbr, 0..n * nb)?,
+            nbr_child: dev.read(&self.nbr_child, 0..n * nb)?,
+            onb: dev.read(&self.onb, 0..n)?,
+            block_mask: dev.read(&self.block_mask, 0..n)?,
+            cell_mask: dev.read(&self.cell_mask, 0..n * m)?,
+            id_sets,
+            gaps: Vec::new(),
+        })
+    }
 }

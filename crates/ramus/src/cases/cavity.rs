@@ -87,6 +87,44 @@ pub struct Centerlines {
 }
 
 impl Cavity {
+    /// Centreline profiles from point samples of the velocity (e.g. [`crate::Forest::sample`]
+    /// on a refined forest): `points_per_side` points at the centres of a uniform
+    /// subdivision of each centreline, plus the wall end points. `sample` maps points (root
+    /// cells) to velocities. With `points_per_side = n` on a uniform grid this gives the
+    /// same profiles as [`Self::centerlines`].
+    pub fn centerlines_sampled<E>(
+        &self,
+        points_per_side: usize,
+        mut sample: impl FnMut(&[[f64; 3]]) -> std::result::Result<Vec<[f64; 3]>, E>,
+    ) -> std::result::Result<Centerlines, E> {
+        let n = self.n as f64;
+        let dim = self.dim as usize;
+        let normal = dim - 1;
+        let mut line = |along: usize, comp: usize, wall_hi: f64| -> std::result::Result<Profile, E> {
+            let coords: Vec<f64> = (0..points_per_side).map(|s| (s as f64 + 0.5) / points_per_side as f64).collect();
+            let points: Vec<[f64; 3]> = coords
+                .iter()
+                .map(|&c| {
+                    let mut p = [0.0; 3];
+                    for a in 0..dim {
+                        p[a] = if a == along { c * n } else { 0.5 * n };
+                    }
+                    p
+                })
+                .collect();
+            let u = sample(&points)?;
+            let mut profile = Profile { coords: vec![0.0], values: vec![0.0] };
+            for (c, v) in coords.iter().zip(&u) {
+                profile.coords.push(*c);
+                profile.values.push(v[comp] / self.lid);
+            }
+            profile.coords.push(1.0);
+            profile.values.push(wall_hi);
+            Ok(profile)
+        };
+        Ok(Centerlines { u: line(normal, 0, 1.0)?, v: line(0, normal, 0.0)? })
+    }
+
     /// Centreline profiles of `fields` (cells averaged across the centre planes: `n` is
     /// even, so the centre lies between two cells).
     pub fn centerlines(&self, fields: &crate::Fields) -> Centerlines {

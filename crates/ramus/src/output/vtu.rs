@@ -26,6 +26,8 @@ pub const VTK_HEXAHEDRON: u8 = 12;
 pub enum CellArray {
     Int32(Vec<i32>),
     Float64(Vec<f64>),
+    /// Three components per cell (e.g. velocity).
+    Vector64(Vec<[f64; 3]>),
 }
 
 impl CellArray {
@@ -33,6 +35,7 @@ impl CellArray {
         match self {
             CellArray::Int32(v) => v.len(),
             CellArray::Float64(v) => v.len(),
+            CellArray::Vector64(v) => v.len(),
         }
     }
 }
@@ -122,14 +125,19 @@ impl VtuWriter {
         let _ = writeln!(w, "        </DataArray>\n      </Cells>");
         let _ = writeln!(w, "      <CellData>");
         for (name, a) in &self.cell_data {
-            let ty = match a {
-                CellArray::Int32(_) => "Int32",
-                CellArray::Float64(_) => "Float64",
+            let (ty, comps) = match a {
+                CellArray::Int32(_) => ("Int32", 1),
+                CellArray::Float64(_) => ("Float64", 1),
+                CellArray::Vector64(_) => ("Float64", 3),
             };
-            let _ = writeln!(w, r#"        <DataArray type="{ty}" Name="{name}" format="ascii">"#);
+            let _ = writeln!(
+                w,
+                r#"        <DataArray type="{ty}" Name="{name}" NumberOfComponents="{comps}" format="ascii">"#
+            );
             match a {
                 CellArray::Int32(v) => write_values(w, v.iter().map(|x| x.to_string())),
                 CellArray::Float64(v) => write_values(w, v.iter().map(|x| format!("{x:e}"))),
+                CellArray::Vector64(v) => write_values(w, v.iter().map(|x| format!("{:e} {:e} {:e}", x[0], x[1], x[2]))),
             }
             let _ = writeln!(w, "        </DataArray>");
         }
@@ -148,6 +156,20 @@ fn write_values(w: &mut String, values: impl Iterator<Item = String>) {
     for line in v.chunks(16) {
         let _ = writeln!(w, "          {}", line.join(" "));
     }
+}
+
+/// Writes every leaf cell of a solution (quads in 2D, hexahedra in 3D, root cell = 1.0)
+/// with cell data `rho` (Float64), `u` (3 components) and `level` (Int32), for ParaView.
+pub fn write_leaf_cells_vtu(path: impl AsRef<Path>, dim: usize, cells: &crate::LeafCells) -> io::Result<()> {
+    let mut w = VtuWriter::new(dim);
+    for (c, &h) in cells.center.iter().zip(&cells.width) {
+        let half = 0.5 * h;
+        w.add_box([c[0] - half, c[1] - half, c[2] - half], [c[0] + half, c[1] + half, c[2] + half]);
+    }
+    w.cell_data("rho", CellArray::Float64(cells.rho.clone()));
+    w.cell_data("u", CellArray::Vector64(cells.u.clone()));
+    w.cell_data("level", CellArray::Int32(cells.level.iter().map(|&l| l as i32).collect()));
+    w.write(path)
 }
 
 /// Writes one cell per leaf block of `s` (quads in 2D, hexahedra in 3D), in domain units
@@ -185,7 +207,7 @@ pub struct VtuFile {
     pub connectivity: Vec<usize>,
     pub offsets: Vec<usize>,
     pub types: Vec<u8>,
-    /// Cell-data arrays by name (values as `f64`).
+    /// Cell-data arrays by name (values as `f64`; vectors flattened, components fastest).
     pub cell_data: BTreeMap<String, Vec<f64>>,
 }
 
@@ -237,7 +259,8 @@ pub fn read_vtu(path: impl AsRef<Path>) -> io::Result<VtuFile> {
             "offsets" => f.offsets = ints(),
             "types" => f.types = nums.iter().map(|&v| v as u8).collect(),
             _ if cell_data_at.is_some_and(|c| start > c) => {
-                if nums.len() != n_cells {
+                let comps: usize = attr(tag, "NumberOfComponents").and_then(|v| v.parse().ok()).unwrap_or(1);
+                if nums.len() != n_cells * comps {
                     return Err(bad(format!("cell data '{name}': {} values for {n_cells} cells", nums.len())));
                 }
                 f.cell_data.insert(name.to_string(), nums);

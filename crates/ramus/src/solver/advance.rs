@@ -11,9 +11,10 @@
 //! and in the swapped one after an odd number. Levels `L ≥ 1` take two steps per step of
 //! their parent level, so at every communication point they are in the natural layout;
 //! level `L` itself is read (interpolation) and written (averaging) in whatever layout its
-//! step count gives: the `ODD` kernel variants. Every block of a level steps, leaves and
-//! parents alike: parent cells under the ghost layer evolve on the coarse level and feed
-//! the coarse leaves next to the refined region.
+//! step count gives: the `ODD` kernel variants. Leaves and the parents of ghost blocks
+//! step: parent cells under the ghost layer evolve on the coarse level and feed
+//! the coarse leaves next to the refined region; parents whose children have no ghost
+//! cells do not step (see [`super::schedule::LevelLists::step`]).
 
 use std::time::{Duration, Instant};
 
@@ -54,19 +55,25 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         Ok(())
     }
 
-    /// One AA step over every block of level `l`.
+    /// One AA step over the blocks of level `l` that step (see
+    /// [`super::schedule::LevelLists::step`]).
     fn stream_collide(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
-        let n = mesh.id_counts[l] * <Q::Dim as Dim>::BLOCK_CELLS;
+        let list = &self.schedule.levels[l].step;
+        let n = list.len * <Q::Dim as Dim>::BLOCK_CELLS;
+        if n == 0 {
+            return Ok(());
+        }
         let dev = &mesh.device;
+        let ids = dev.cptr(&list.ids);
         let args = StreamArgs {
             f: dev.ptr(&mut self.f),
             nbr: dev.cptr(&mesh.nbr),
             onb: dev.cptr(&mesh.onb),
-            ids: dev.cptr(&mesh.id_sets[l]),
+            ids,
             params: self.params[l],
         };
         let t = self.start();
-        // SAFETY: the pool holds every block ID of the mesh; the ID set lists `n / 4^D`
+        // SAFETY: the pool holds every block ID of the mesh; the list holds `n / 4^D`
         // active blocks whose links point to active blocks or are sentinels.
         unsafe {
             if odd {
@@ -97,11 +104,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 
     /// Interpolates level `l` (in layout `odd`) into the ghost cells of level `l + 1`.
     pub fn interpolate_ghosts(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
-        let n = self.schedule.ghosts[l + 1].len;
+        let g = &self.schedule.levels[l + 1].ghosts;
+        let n = g.len;
         if n == 0 {
             return Ok(());
         }
-        let list = mesh.device.cptr(&self.schedule.ghosts[l + 1].ids);
+        let list = mesh.device.cptr(&g.ids);
         self.interpolate(mesh, list, n, l, odd, true)
     }
 
@@ -127,11 +135,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// Averages level `l + 1` into the parents on level `l` (in layout `odd`) whose
     /// children have ghost cells: every coarse cell not under a ghost cell.
     fn average_interfaces(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
-        let n = self.schedule.parents[l].len;
+        let p = &self.schedule.levels[l].parents;
+        let n = p.len;
         if n == 0 {
             return Ok(());
         }
-        let list = mesh.device.cptr(&self.schedule.parents[l].ids);
+        let list = mesh.device.cptr(&p.ids);
         self.average(mesh, list, n, l, odd)
     }
 

@@ -2,12 +2,9 @@
 //! Refinement" and Algorithm "Refinement/Coarsening Criterion").
 
 use ramus_kernels::criterion::{CellVorticity, LevelRuleArgs, MarkByLevelRule, VorticityArgs};
-use ramus_kernels::schedule::SELECT_LEAVES;
 use ramus_kernels::{Dim, VelocitySet};
 
-use super::schedule::select;
 use super::state::Solver;
-use super::sync::SyncScratch;
 use crate::amr::Mesh;
 use crate::backend::Buffer;
 use crate::error::Result;
@@ -26,15 +23,16 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         n_inc: f64,
         length: f64,
         values: &mut Buffer<f32>,
-        s: &mut SyncScratch,
     ) -> Result<()> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let dev = mesh.device.clone();
         for l in 0..mesh.max_levels() {
-            let n = select(mesh, l, SELECT_LEAVES, &mut s.flags, &mut s.scratch, &mut s.list)?;
+            let leaves = &self.schedule.levels[l].leaves;
+            let n = leaves.len;
             if n == 0 {
                 continue;
             }
+            let list = dev.cptr(&leaves.ids);
             if values.len() < n * m || matches!((&dev, &*values), (crate::backend::Device::Cuda(_), Buffer::Host(_))) {
                 *values = dev.zeros((n * m).next_power_of_two())?;
             }
@@ -42,12 +40,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 f: dev.ptr(&mut self.f),
                 nbr: dev.cptr(&mesh.nbr),
                 onb: dev.cptr(&mesh.onb),
-                list: dev.cptr(&s.list),
+                list,
                 out: dev.ptr(values),
                 scale: F::from_f64(length * (1u64 << l) as f64),
                 params: self.params[l],
             };
-            // SAFETY: `s.list` holds `n` active leaves of level `l`; `values` `n 4^D` items.
+            // SAFETY: the list holds `n` active leaves of level `l`; `values` `n 4^D` items.
             unsafe {
                 if l == 0 && root_odd {
                     dev.launch::<CellVorticity<Q, F, true>>(n * m, args)?
@@ -56,7 +54,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 }
             };
             let args = LevelRuleArgs {
-                list: dev.cptr(&s.list),
+                list,
                 value: dev.cptr(values),
                 mark: dev.ptr(&mut mesh.mark),
                 level: l as i32,

@@ -8,7 +8,7 @@ use ramus_kernels::{Dim, Real, VelocitySet};
 
 use crate::amr::MeshSnapshot;
 
-/// A distribution pool of the mesh's capacity holding `h^eq(ρ, u)` of `state(x)` in every
+/// A distribution pool of `mesh.capacity` blocks holding `h^eq(ρ, u)` of `state(x)` in every
 /// cell of every active block (leaves and parents), `x` being the cell centre in root
 /// lattice units. Velocities are in lattice units, the same on every level.
 pub(crate) fn equilibrium_pool<Q: VelocitySet, F: Real>(

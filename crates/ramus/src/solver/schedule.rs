@@ -1,8 +1,10 @@
-//! The per-level work lists of the recursive advance (paper, section "Grid Advancement"),
-//! rebuilt on the device after every adapt: blocks with ghost cells (interpolation
-//! targets) and parents of such blocks (averaging targets), per level.
+//! The per-level work lists of the recursive advance (paper, section "Grid Advancement")
+//! and of the adaptation, rebuilt on the device after every adapt from the levels' ID
+//! sets by flagging and compaction, with one read-back for all their lengths.
 
-use ramus_kernels::schedule::{FlagArgs, FlagBlocks, SELECT_CHILD_GHOSTS, SELECT_GHOSTS};
+use ramus_kernels::schedule::{
+    FlagArgs, FlagBlocks, SELECT_CHILD_GHOSTS, SELECT_GHOSTS, SELECT_LEAVES, SELECT_PARENTS, SELECT_STEP,
+};
 use ramus_kernels::Dim;
 
 use crate::amr::workspace::ensure;
@@ -23,70 +25,105 @@ impl List {
     }
 }
 
+/// The lists of one level.
+pub(crate) struct LevelLists {
+    /// Blocks that take part in collision and streaming: leaves, and parents whose
+    /// children have ghost cells. Parents whose children have none are not advanced (the
+    /// paper's MLUPS formula counts no parent): no leaf, no interpolation and no kept
+    /// averaged cell reads them — a block next to such a parent on its level has
+    /// children itself (a leaf there would give the parent's child an `N_SKIP` link), and
+    /// its cells next to the parent are not under ghost cells for the same reason, so the
+    /// averaging overwrites whatever they took from the parent. [`super::sync`] averages
+    /// every parent before the mesh changes or the solution is read.
+    pub step: List,
+    /// Blocks with ghost cells (filled from the level above).
+    pub ghosts: List,
+    /// Blocks with a child that has ghost cells (averaged from the level below after
+    /// every step of this level).
+    pub parents: List,
+    /// Leaves (refinement criterion).
+    pub leaves: List,
+    /// All blocks with children (synchronisation).
+    pub all_parents: List,
+}
+
+impl LevelLists {
+    fn new() -> Self {
+        LevelLists { step: List::new(), ghosts: List::new(), parents: List::new(), leaves: List::new(), all_parents: List::new() }
+    }
+
+    fn lists(&mut self) -> [(&mut List, u32); 5] {
+        [
+            (&mut self.step, SELECT_STEP),
+            (&mut self.ghosts, SELECT_GHOSTS),
+            (&mut self.parents, SELECT_CHILD_GHOSTS),
+            (&mut self.leaves, SELECT_LEAVES),
+            (&mut self.all_parents, SELECT_PARENTS),
+        ]
+    }
+}
+
 /// Work lists of every level.
 pub(crate) struct Schedule {
-    /// `ghosts[L]`: blocks of level `L` with ghost cells (filled from level `L − 1`).
-    pub ghosts: Vec<List>,
-    /// `parents[L]`: blocks of level `L` with a child that has ghost cells (averaged from
-    /// level `L + 1` after every step of level `L`).
-    pub parents: Vec<List>,
+    pub levels: Vec<LevelLists>,
     flags: Buffer<u32>,
+    counts: Buffer<u64>,
     scratch: Scratch,
 }
 
 impl Schedule {
     pub fn new(dev: &Device, levels: usize) -> Self {
         Schedule {
-            ghosts: (0..levels).map(|_| List::new()).collect(),
-            parents: (0..levels).map(|_| List::new()).collect(),
+            levels: (0..levels).map(|_| LevelLists::new()).collect(),
             flags: Buffer::Host(Vec::new()),
+            counts: Buffer::Host(Vec::new()),
             scratch: Scratch::new(dev),
         }
     }
 
-    /// Rebuilds every list from the mesh's ID sets and block masks.
+    /// Rebuilds every list from the mesh's ID sets, statuses and block masks.
     pub fn rebuild<D: Dim>(&mut self, mesh: &Mesh<D>) -> Result<()> {
-        for l in 0..mesh.max_levels() {
-            let (g, p) = (&mut self.ghosts[l], &mut self.parents[l]);
-            g.len = select(mesh, l, SELECT_GHOSTS, &mut self.flags, &mut self.scratch, &mut g.ids)?;
-            p.len = select(mesh, l, SELECT_CHILD_GHOSTS, &mut self.flags, &mut self.scratch, &mut p.ids)?;
+        let dev = &mesh.device;
+        let slots = 5 * self.levels.len();
+        if self.counts.len() < slots || matches!((dev, &self.counts), (Device::Cuda(_), Buffer::Host(_))) {
+            self.counts = dev.zeros(slots)?;
+        }
+        for (l, lists) in self.levels.iter_mut().enumerate() {
+            let n = mesh.id_counts[l];
+            for (k, (list, which)) in lists.lists().into_iter().enumerate() {
+                let slot = 5 * l + k;
+                if n == 0 {
+                    list.len = 0;
+                    dev.write(&mut self.counts, slot, &[0])?;
+                    continue;
+                }
+                flag(mesh, &mesh.id_sets[l], n, which, 0, &mut self.flags)?;
+                ensure(dev, &mut list.ids, n)?;
+                prim::compact_deferred(dev, &mut self.scratch, &self.flags, &mesh.id_sets[l], n, &mut list.ids, &mut self.counts, slot)?;
+            }
+        }
+        let counts = dev.read(&self.counts, 0..slots)?;
+        for (l, lists) in self.levels.iter_mut().enumerate() {
+            for (k, (list, _)) in lists.lists().into_iter().enumerate() {
+                list.len = counts[5 * l + k] as usize;
+            }
         }
         Ok(())
     }
 }
 
-/// Compacts the blocks of level `l` picked by `which` (a `SELECT_*` of
-/// [`ramus_kernels::schedule`]) into `out`; returns their count.
-pub(crate) fn select<D: Dim>(
-    mesh: &Mesh<D>,
-    l: usize,
-    which: u32,
-    flags: &mut Buffer<u32>,
-    scratch: &mut Scratch,
-    out: &mut Buffer<u32>,
-) -> Result<usize> {
-    filter(mesh, &mesh.id_sets[l], mesh.id_counts[l], which, 0, flags, scratch, out)
-}
-
-/// Compacts the blocks of `ids[..n]` picked by `which` (with `level_of` for
-/// `SELECT_LEVEL`) into `out`; returns their count.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn filter<D: Dim>(
+/// Writes `flags[i] = 1` for the blocks of `ids[..n]` picked by `which` (a `SELECT_*` of
+/// [`ramus_kernels::schedule`], with `level_of` for `SELECT_LEVEL`).
+pub(crate) fn flag<D: Dim>(
     mesh: &Mesh<D>,
     ids: &Buffer<u32>,
     n: usize,
     which: u32,
     level_of: i32,
     flags: &mut Buffer<u32>,
-    scratch: &mut Scratch,
-    out: &mut Buffer<u32>,
-) -> Result<usize> {
+) -> Result<()> {
     let dev = &mesh.device;
-    if n == 0 {
-        return Ok(0);
-    }
     ensure(dev, flags, n)?;
-    ensure(dev, out, n)?;
     let args = FlagArgs {
         ids: dev.cptr(ids),
         block_mask: dev.cptr(&mesh.block_mask),
@@ -97,6 +134,5 @@ pub(crate) fn filter<D: Dim>(
         select: which,
     };
     // SAFETY: `ids` holds `n` active IDs of the pool; `flags` holds `n` items.
-    unsafe { dev.launch::<FlagBlocks>(n, args)? };
-    prim::compact(dev, scratch, flags, ids, n, out)
+    unsafe { dev.launch::<FlagBlocks>(n, args) }
 }

@@ -4,29 +4,36 @@
 //! ... Next, interpolation is performed to ghost cells on all levels in the opposite
 //! direction").
 
-use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_LEVEL, SELECT_PARENTS};
+use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_LEVEL};
 use ramus_kernels::{Dim, VelocitySet};
 
-use super::schedule::{filter, select};
+use super::schedule::flag;
 use super::state::Solver;
 use crate::amr::workspace::ensure;
 use crate::amr::Mesh;
-use crate::backend::primitives::Scratch;
-use crate::backend::Buffer;
+use crate::backend::primitives::{self as prim, Scratch};
+use crate::backend::{Buffer, Device};
 use crate::error::Result;
 use crate::Float;
 
 /// Device temporaries of the synchronisation and the criterion.
 pub(crate) struct SyncScratch {
     pub list: Buffer<u32>,
-    pub level_list: Buffer<u32>,
+    pub by_level: Vec<Buffer<u32>>,
     pub flags: Buffer<u32>,
+    pub counts: Buffer<u64>,
     pub scratch: Scratch,
 }
 
 impl SyncScratch {
     pub fn new(dev: &crate::backend::Device) -> Self {
-        SyncScratch { list: Buffer::Host(Vec::new()), level_list: Buffer::Host(Vec::new()), flags: Buffer::Host(Vec::new()), scratch: Scratch::new(dev) }
+        SyncScratch {
+            list: Buffer::Host(Vec::new()),
+            by_level: Vec::new(),
+            flags: Buffer::Host(Vec::new()),
+            counts: Buffer::Host(Vec::new()),
+            scratch: Scratch::new(dev),
+        }
     }
 }
 
@@ -39,16 +46,13 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     ///
     /// At a root-step boundary this changes no leaf cell that the next step reads as
     /// valid: interfaces were just averaged, and ghosts are refilled at the next step.
-    pub fn synchronize(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool, s: &mut SyncScratch) -> Result<()> {
+    pub fn synchronize(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool) -> Result<()> {
         let levels = mesh.max_levels();
         let odd = |l: usize| l == 0 && root_odd;
         for l in (0..levels.saturating_sub(1)).rev() {
-            if mesh.id_counts[l + 1] == 0 {
-                continue;
-            }
-            let n = select(mesh, l, SELECT_PARENTS, &mut s.flags, &mut s.scratch, &mut s.list)?;
-            if n > 0 {
-                let list = mesh.device.cptr(&s.list);
+            let p = &self.schedule.levels[l].all_parents;
+            if p.len > 0 {
+                let (list, n) = (mesh.device.cptr(&p.ids), p.len);
                 self.average(mesh, list, n, l, odd(l))?;
             }
         }
@@ -79,11 +83,23 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let args = ExpandArgs { parents: dev.cptr(parents), child: dev.cptr(&mesh.child), out: dev.ptr(&mut s.list) };
         // SAFETY: `parents` holds `n` refined blocks; `s.list` holds `n N_c` items.
         unsafe { dev.launch::<ExpandChildren<Q::Dim>>(n * nc, args)? };
-        // Children of one level at a time (each level pair has its own factor).
-        for l in 1..mesh.max_levels() {
-            let m = filter(mesh, &s.list, n * nc, SELECT_LEVEL, l as i32, &mut s.flags, &mut s.scratch, &mut s.level_list)?;
+        // Children of one level at a time (each level pair has its own factor); one
+        // read-back for all the counts.
+        let levels = mesh.max_levels();
+        if s.counts.len() < levels || matches!((dev, &s.counts), (Device::Cuda(_), Buffer::Host(_))) {
+            s.counts = dev.zeros(levels)?;
+        }
+        s.by_level.resize_with(levels, || Buffer::Host(Vec::new()));
+        for l in 1..levels {
+            flag(mesh, &s.list, n * nc, SELECT_LEVEL, l as i32, &mut s.flags)?;
+            ensure(dev, &mut s.by_level[l], n * nc)?;
+            prim::compact_deferred(dev, &mut s.scratch, &s.flags, &s.list, n * nc, &mut s.by_level[l], &mut s.counts, l)?;
+        }
+        let counts = dev.read(&s.counts, 0..levels)?;
+        for l in 1..levels {
+            let m = counts[l] as usize;
             if m > 0 {
-                let list = dev.cptr(&s.level_list);
+                let list = dev.cptr(&s.by_level[l]);
                 self.interpolate(mesh, list, m, l - 1, l == 1 && root_odd, false)?;
             }
         }

@@ -1,0 +1,109 @@
+//! CPU-versus-CUDA agreement of the multi-level solver with dynamic adaptation, on a GPU
+//! machine (`#[ignore]`d; `scripts/gpu-check.sh run` runs it with `--ignored`).
+//!
+//! Acceptance (issue "Multi-level LBM"): a multi-level run with dynamic adaptation gives
+//! the same leaves and fields on CUDA and CPU within the foundation's tolerances
+//! (max |Δf| ≤ 1e-12 for f64, ≤ 1e-5 for f32). Both backends run the same kernel source
+//! without FMA contraction, so they are expected to agree bitwise.
+
+use ramus::cases::cavity::Cavity;
+use ramus::{Backend, Criterion, Dim, Float, Forest, Interpolation, Real, Refinement, VelocitySet, D2, D2Q9, D3, D3Q19};
+
+fn tolerance<F: Real>() -> f64 {
+    if F::NAME == "f64" {
+        1e-12
+    } else {
+        1e-5
+    }
+}
+
+/// A lid-driven cavity with `levels` levels adapting every 8 root steps on vorticity,
+/// started from a swirl so that refinement happens from the first adaptation.
+fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
+    backend: Backend,
+    n: usize,
+    levels: usize,
+    steps: u64,
+    interp: Interpolation,
+) -> (Vec<F>, ramus::amr::MeshSnapshot, ramus::LeafCells, Vec<usize>) {
+    let cavity = Cavity { dim: D::D as u32, n, re: 400.0, lid: 0.1 };
+    let refinement = Refinement {
+        levels,
+        interpolation: interp,
+        every: 8,
+        criterion: Criterion::Vorticity { n_start: -2.0, n_inc: 1.0, length: None },
+        ..Refinement::default()
+    };
+    let config = cavity.forest_config(backend).expect("cavity").refinement(refinement);
+    let mut forest = Forest::<D, Q, F>::new(config).expect("forest");
+    assert_eq!(forest.backend(), backend);
+    let c = n as f64 / 2.0;
+    forest
+        .initialize(|x| {
+            let (dx, dy) = (x[0] - c, x[1] - c);
+            let g = (-(dx * dx + dy * dy) / (0.05 * c * c)).exp();
+            (1.0, [-0.05 * dy / c * g, 0.05 * dx / c * g, 0.0])
+        })
+        .expect("initialize");
+    forest.advance(steps).expect("advance");
+    let f = forest.distributions().expect("distributions");
+    let snap = forest.mesh().snapshot().expect("snapshot");
+    let cells = forest.leaf_cells().expect("leaf cells");
+    (f, snap, cells, forest.blocks_per_level())
+}
+
+fn compare<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(n: usize, levels: usize, steps: u64, interp: Interpolation) {
+    let (fc, sc, cc, bc) = run::<D, Q, F>(Backend::Cpu, n, levels, steps, interp);
+    let (fg, sg, cg, bg) = run::<D, Q, F>(Backend::Cuda, n, levels, steps, interp);
+    let name = format!("{} {} levels {levels} {interp:?}", Q::NAME, F::NAME);
+    assert_eq!(bc, bg, "{name}: blocks per level differ");
+    assert!(bc.iter().filter(|&&b| b > 0).count() == levels, "{name}: every level in use ({bc:?})");
+    assert_eq!(sc.leaves(), sg.leaves(), "{name}: leaves differ");
+    assert_eq!(sc.id_sets, sg.id_sets, "{name}: ID sets differ");
+    assert_eq!(sc.gaps, sg.gaps, "{name}: gap sets differ");
+    // Distributions of the active blocks.
+    let per = Q::Q * D::BLOCK_CELLS;
+    let (mut max_abs, mut bitwise) = (0.0f64, 0usize);
+    for &b in sc.id_sets.iter().flatten() {
+        let r = b as usize * per..(b as usize + 1) * per;
+        for (x, y) in fc[r.clone()].iter().zip(&fg[r]) {
+            assert!(x.to_f64().is_finite() && y.to_f64().is_finite(), "{name}: non-finite value");
+            max_abs = max_abs.max((x.to_f64() - y.to_f64()).abs());
+            bitwise += (x.to_f64().to_bits() != y.to_f64().to_bits()) as usize;
+        }
+    }
+    let du = cc.u.iter().zip(&cg.u).map(|(a, b)| (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max)).fold(0.0, f64::max);
+    let drho = cc.rho.iter().zip(&cg.rho).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    println!(
+        "{name}: blocks per level {bc:?}, {} leaf cells; max |Δf| = {max_abs:.3e} ({bitwise} values not bitwise equal), \
+         max |Δρ| = {drho:.3e}, max |Δu| = {du:.3e}",
+        cc.len()
+    );
+    let tol = tolerance::<F>();
+    assert!(max_abs <= tol, "{name}: max |Δf| = {max_abs:e} > {tol:e}");
+    assert!(drho <= tol && du <= tol, "{name}: fields differ");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn d2q9_f64_three_levels_linear() {
+    compare::<D2, D2Q9, f64>(64, 3, 96, Interpolation::Linear);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn d2q9_f32_four_levels_cubic() {
+    compare::<D2, D2Q9, f32>(64, 4, 96, Interpolation::Cubic);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn d3q19_f32_three_levels_linear() {
+    compare::<D3, D3Q19, f32>(16, 3, 48, Interpolation::Linear);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn d3q19_f64_three_levels_cubic() {
+    compare::<D3, D3Q19, f64>(16, 3, 48, Interpolation::Cubic);
+}
