@@ -18,7 +18,20 @@
 
 use core::marker::PhantomData;
 
-use crate::amr::{child_position, CELL_GHOST};
+use crate::amr::{child_position, CELL_GHOST, CELL_INTERFACE};
+
+/// [`AverageToParents`] mode: every coarse cell (e.g. before children are removed by
+/// coarsening, or to present the finer solution on the coarse level).
+pub const AVERAGE_ALL: u32 = 0;
+/// [`AverageToParents`] mode: every coarse cell not under a ghost cell. Used with cubic
+/// interpolation, which reads all `4^D` cells of a parent: the cells under interior fine
+/// cells then carry the fine solution rather than the coarse level's own.
+pub const AVERAGE_NOT_GHOST: u32 = 1;
+/// [`AverageToParents`] mode: the parents of interface cells only (paper, "Averaging"):
+/// enough for linear interpolation, whose samples all lie under ghost or interface cells
+/// (every cell of a block with ghosts is a ghost or interface cell, the two layers being
+/// four cells deep).
+pub const AVERAGE_INTERFACE: u32 = 2;
 use crate::block::{cell_coords, cell_index};
 use crate::interpolate::{rescale, CommArgs};
 use crate::lattice::{Dim, VelocitySet};
@@ -76,16 +89,13 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
 /// child `child[q] + k` covering `j` (natural layout), averages and rescales them by
 /// `factor` (= `2τ_C/τ_F`), and writes the coarse cell in AA layout `ODD`.
 ///
-/// With `masked != 0` (the per-step exchange) coarse cells covered by [`CELL_GHOST`]
-/// cells are skipped: ghosts hold interpolated data spoiled by the two fine steps, and
-/// the coarse cells under them evolve on the coarse level and feed the coarse leaves
-/// next door. Every other coarse cell — the paper's parents of interface cells, and also
-/// those under interior fine cells — gets the fine average: the paper writes interface
-/// parents only, but the next interpolation (cubic reads all `4^D` parent cells) must not
-/// read coarse cells that drifted from the fine solution. The masks are uniform over a
-/// group of `2^D` fine cells (ghost and interface layers come in pairs aligned with the
-/// coarse cells), so checking the group is exact. With `masked == 0` every coarse cell
-/// is written (e.g. before children are removed by coarsening).
+/// `masked` selects the coarse cells written ([`AVERAGE_ALL`], [`AVERAGE_NOT_GHOST`],
+/// [`AVERAGE_INTERFACE`]). Coarse cells covered by [`CELL_GHOST`] cells are never
+/// written in the per-step exchange: ghosts hold interpolated data spoiled by the two
+/// fine steps, and the coarse cells under them evolve on the coarse level and feed the
+/// coarse leaves next door. The masks are uniform over a group of `2^D` fine cells (ghost
+/// and interface layers come in pairs aligned with the coarse cells), so checking the
+/// group is exact.
 pub struct AverageToParents<L, F, const ODD: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F, ODD> {
@@ -100,13 +110,16 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F,
         let q = *a.list.add(i / m) as usize;
         let j = i & (m - 1);
         let first = *a.child.add(q) as usize;
-        if a.masked != 0 {
+        if a.masked != AVERAGE_ALL {
             let (k, t0) = covering_child(j);
             let mut ghost = false;
+            let mut interface = false;
             for n in 0..<L::Dim as Dim>::CHILDREN {
-                ghost |= *a.cell_mask.add((first + k) * m + group_cell(t0, n)) == CELL_GHOST;
+                let v = *a.cell_mask.add((first + k) * m + group_cell(t0, n));
+                ghost |= v == CELL_GHOST;
+                interface |= v == CELL_INTERFACE;
             }
-            if ghost {
+            if ghost || (a.masked == AVERAGE_INTERFACE && !interface) {
                 return;
             }
         }

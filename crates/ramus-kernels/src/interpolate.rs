@@ -210,8 +210,8 @@ kernel_args! {
         pub list: *const u32,
         /// Rescaling factor: `τ_F/(2τ_C)` to interpolate, `2τ_C/τ_F` to average.
         pub factor: F,
-        /// Nonzero: only ghost cells (interpolation) / every coarse cell not under ghost
-        /// cells (averaging); zero: every cell.
+        /// Interpolation: nonzero writes ghost cells only, zero every cell. Averaging:
+        /// the `AVERAGE_*` mode of [`crate::average`].
         pub masked: u32,
         /// The coarse level's parameters (wall velocities for its boundary blocks in the
         /// odd layout).
@@ -266,5 +266,108 @@ impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for Int
         };
         // The fine level is between its two steps of a coarse step: natural layout.
         store_cell::<L, F, false>(&fld, p, c, t, &h);
+    }
+}
+
+kernel_args! {
+    /// Arguments of [`RescaleParents`] and [`InterpolateGhosts`].
+    pub struct GhostArgs<F> {
+        /// Distribution pool.
+        pub f: *mut F,
+        /// Neighbour links.
+        pub nbr: *const i32,
+        /// Per-block boundary flags.
+        pub onb: *const u32,
+        /// Parent of each block.
+        pub parent: *const i32,
+        /// First child of each block.
+        pub child: *const i32,
+        /// Per-cell masks.
+        pub cell_mask: *const u8,
+        /// [`RescaleParents`]: the parents (item `i`: cell `i mod 4^D` of `list[i / 4^D]`);
+        /// [`InterpolateGhosts`]: the children with ghost cells.
+        pub list: *const u32,
+        /// Per block: its position in the parent list (read for the children's parents).
+        pub slot: *mut u32,
+        /// Rescaled parent cells, `((slot · Q) + i) 4^D + t`.
+        pub scratch: *mut F,
+        /// `τ_F/(2τ_C)`.
+        pub factor: F,
+        /// The coarse level's parameters.
+        pub params: StepParams<F>,
+    }
+}
+
+/// First half of the per-step ghost exchange: every cell of each listed parent, read in AA
+/// layout `ODD` and rescaled once ([`rescale`]), into `scratch` at the parent's list
+/// position, which it records in `slot`. [`InterpolateGhosts`] then samples the rescaled
+/// cells instead of rescaling each sample again: a coarse cell feeds up to `4^D` fine
+/// cells (linear) or `4^D · 2^D` (cubic), and the rescaling costs the moments and `Q`
+/// equilibria (the paper stages rescaled values in shared memory for the same reason).
+pub struct RescaleParents<L, F, const ODD: bool>(PhantomData<(L, F)>);
+
+impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, ODD> {
+    const NAME: &'static str = if ODD { "rescale_parents_odd" } else { "rescale_parents_even" };
+    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
+    type Args = GhostArgs<F>;
+    const THREADS: u32 = 128;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &GhostArgs<F>) {
+        let m = <L::Dim as Dim>::BLOCK_CELLS;
+        let pos = i / m;
+        let q = *a.list.add(pos) as usize;
+        let t = i & (m - 1);
+        if t == 0 {
+            *a.slot.add(q) = pos as u32;
+        }
+        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
+        let mut h = load_cell::<L, F, ODD>(&fld, &a.params, q, t);
+        rescale::<L, F>(&mut h, a.factor);
+        L::unroll(
+            #[inline(always)]
+            |k| *a.scratch.add((pos * L::Q + k) * m + t) = h[k],
+        );
+    }
+}
+
+/// Second half of the per-step ghost exchange: the ghost cells of each listed child,
+/// interpolated linearly or (`CUBIC`) cubically from its parent's rescaled cells in
+/// `scratch` (see [`RescaleParents`]), written in the natural layout. Gives the same
+/// values as [`InterpolateChildren`] with `masked != 0`.
+pub struct InterpolateGhosts<L, F, const CUBIC: bool>(PhantomData<(L, F)>);
+
+impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L, F, CUBIC> {
+    const NAME: &'static str = if CUBIC { "interpolate_ghosts_cubic" } else { "interpolate_ghosts_linear" };
+    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
+    type Args = GhostArgs<F>;
+    const THREADS: u32 = 128;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &GhostArgs<F>) {
+        let m = <L::Dim as Dim>::BLOCK_CELLS;
+        let c = *a.list.add(i / m) as usize;
+        let t = i & (m - 1);
+        if *a.cell_mask.add(c * m + t) != CELL_GHOST {
+            return;
+        }
+        let q = *a.parent.add(c) as usize;
+        let k = c - *a.child.add(q) as usize;
+        let base = *a.slot.add(q) as usize * L::Q * m;
+        let sample = |j: usize| {
+            let mut h = L::Pop::<F>::default();
+            L::unroll(
+                #[inline(always)]
+                |d| h[d] = *a.scratch.add(base + d * m + j),
+            );
+            h
+        };
+        let h = if CUBIC {
+            interpolate_cubic::<L, F, _>(k, t, sample)
+        } else {
+            interpolate_linear::<L, F, _>(k, t, sample)
+        };
+        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
+        store_cell::<L, F, false>(&fld, &a.params, c, t, &h);
     }
 }

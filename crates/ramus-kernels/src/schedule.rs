@@ -20,9 +20,10 @@ pub const SELECT_LEAVES: u32 = 2;
 pub const SELECT_PARENTS: u32 = 3;
 /// [`FlagBlocks`] selector: blocks on level `FlagArgs::level_of`.
 pub const SELECT_LEVEL: u32 = 4;
-/// [`FlagBlocks`] selector: blocks that collide and stream: leaves, and blocks with a
-/// child that has ghost cells.
-pub const SELECT_STEP: u32 = 5;
+/// [`FlagBlocks`] selector: blocks with a child marked [`crate::amr::MARK_COARSEN`] (the
+/// candidates for coarsening; `FlagArgs::level_of` holds the children per block).
+pub const SELECT_COARSENING: u32 = 5;
+
 
 kernel_args! {
     /// Arguments of [`FlagBlocks`].
@@ -35,8 +36,12 @@ kernel_args! {
         pub status: *const i32,
         /// Per-block levels of the pool.
         pub level: *const i32,
-        /// The level [`SELECT_LEVEL`] picks.
+        /// The level [`SELECT_LEVEL`] picks; `2^D` for [`SELECT_COARSENING`].
         pub level_of: i32,
+        /// First child of each block of the pool ([`SELECT_COARSENING`]).
+        pub child: *const i32,
+        /// Marks of the pool ([`SELECT_COARSENING`]).
+        pub mark: *const i32,
         /// One flag per item.
         pub flags: *mut u32,
         /// `SELECT_*`.
@@ -62,8 +67,17 @@ impl Kernel for FlagBlocks {
             SELECT_CHILD_GHOSTS => mask & BLOCK_CHILD_HAS_GHOSTS != 0,
             SELECT_LEAVES => s == status::UNREFINED,
             SELECT_PARENTS => status::has_children(s),
-            SELECT_STEP => !status::has_children(s) || mask & BLOCK_CHILD_HAS_GHOSTS != 0,
-            _ => *a.level.add(b) == a.level_of,
+            SELECT_LEVEL => *a.level.add(b) == a.level_of,
+            _ => {
+                let mut any = false;
+                if status::has_children(s) {
+                    let c = *a.child.add(b) as usize;
+                    for k in 0..a.level_of as usize {
+                        any |= *a.mark.add(c + k) == crate::amr::MARK_COARSEN;
+                    }
+                }
+                any
+            }
         };
         *a.flags.add(i) = yes as u32;
     }

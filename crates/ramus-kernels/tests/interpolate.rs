@@ -4,6 +4,8 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the cell/child numbering
 
 use ramus_kernels::amr::{child_position, CELL_GHOST, CELL_INTERFACE, CELL_INTERIOR};
+use ramus_kernels::average::{AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
+use ramus_kernels::interpolate::{GhostArgs, InterpolateGhosts, RescaleParents};
 use ramus_kernels::average::{average, covering_child, AverageToParents};
 use ramus_kernels::block::{cell_coords, link_index, link_offset, N_SKIP};
 use ramus_kernels::collide::moments;
@@ -371,6 +373,42 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
         }
     }
 
+    // The two-pass ghost exchange (rescale the parent once, then sample) writes exactly
+    // what the one-pass kernel wrote.
+    let one_pass: Vec<Vec<_>> = (0..nc).map(|k| (0..m).map(|t| pl.get::<L, false>(n + k, t)).collect()).collect();
+    for k in 0..nc {
+        for t in 0..m {
+            pl.put::<L, false>(n + k, t, &marker);
+        }
+    }
+    let total = pl.parent.len();
+    let mut slot = vec![u32::MAX; total];
+    let mut scratch = vec![0.0f64; L::Q * m];
+    let parents = [0u32];
+    let mut g = GhostArgs {
+        f: pl.f.as_mut_ptr(),
+        nbr: pl.nbr.as_ptr(),
+        onb: pl.onb.as_ptr(),
+        parent: pl.parent.as_ptr(),
+        child: pl.child.as_ptr(),
+        cell_mask: pl.mask.as_ptr(),
+        list: parents.as_ptr(),
+        slot: slot.as_mut_ptr(),
+        scratch: scratch.as_mut_ptr(),
+        factor: a,
+        params: StepParams { omega: 1.0, wall_u: [[0.0; 3]; 6] },
+    };
+    run_all::<RescaleParents<L, f64, ODD>>(m, &g);
+    g.list = children.as_ptr();
+    run_all::<InterpolateGhosts<L, f64, CUBIC>>(nc * m, &g);
+    assert_eq!(slot[0], 0, "{name}: parent slot recorded");
+    for k in 0..nc {
+        for t in 0..m {
+            let got = pl.get::<L, false>(n + k, t);
+            assert!(max_diff::<L>(&got, &one_pass[k][t]) == 0.0, "{name}: two-pass ghost k={k} t={t}");
+        }
+    }
+
     // Averaging all coarse cells of the parent.
     let fine: Vec<Vec<_>> = (0..nc).map(|_| (0..m).map(|_| rng.pop::<L>()).collect()).collect();
     for k in 0..nc {
@@ -396,8 +434,8 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
         }
     }
 
-    // Masked: every coarse cell except those under ghost cells. Groups per coarse cell:
-    // all-interface, all-ghost, all-interior, or interface mixed with interior.
+    // Masked modes. Groups per coarse cell: all-interface, all-ghost, all-interior, or
+    // interface mixed with interior.
     let cat = |j: usize| j % 4;
     for j in 0..m {
         let (k, t0) = covering_child(j);
@@ -413,14 +451,21 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
             };
         }
     }
-    for j in 0..m {
-        pl.put::<L, ODD>(0, j, &coarse[0][j]);
-    }
-    let args = pl.args(&parents, b_fac, true);
-    run_all::<AverageToParents<L, f64, ODD>>(m, &args);
-    for j in 0..m {
-        let want = if cat(j) == 1 { coarse[0][j] } else { averaged[j] };
-        assert!(max_diff::<L>(&pl.get::<L, ODD>(0, j), &want) <= 1e-15, "{name}: masked average j={j}");
+    for (mode, name_m) in [(AVERAGE_NOT_GHOST, "not-ghost"), (AVERAGE_INTERFACE, "interface")] {
+        for j in 0..m {
+            pl.put::<L, ODD>(0, j, &coarse[0][j]);
+        }
+        let mut args = pl.args(&parents, b_fac, true);
+        args.masked = mode;
+        run_all::<AverageToParents<L, f64, ODD>>(m, &args);
+        for j in 0..m {
+            let written = match mode {
+                AVERAGE_NOT_GHOST => cat(j) != 1,
+                _ => cat(j) == 0 || cat(j) == 3,
+            };
+            let want = if written { averaged[j] } else { coarse[0][j] };
+            assert!(max_diff::<L>(&pl.get::<L, ODD>(0, j), &want) <= 1e-15, "{name}: {name_m} average j={j}");
+        }
     }
 }
 

@@ -97,7 +97,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
             &config.boundaries,
             config.refinement.interpolation,
         )?;
-        solver.schedule.rebuild(&mesh)?;
+        solver.rebuild_schedule(&mesh)?;
         let adapt_ws = AdaptWorkspace::new(&device)?;
         let sync = SyncScratch::new(&device);
         let mut forest = Forest {
@@ -163,15 +163,16 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     }
 
     /// Adapts the mesh now with the configured criterion (or the user criterion, if set):
-    /// synchronises all levels, marks the leaves, refines and coarsens (paper, section
-    /// "Refinement and Coarsening"), fills new children by interpolation, and rebuilds the
-    /// work lists. Coarsened parents already hold the average of their children.
+    /// refreshes the ghost cells, marks the leaves, averages the parents about to be
+    /// coarsened, refines and coarsens (paper, section "Refinement and Coarsening"), fills
+    /// new children by interpolation, and rebuilds the work lists.
     pub fn adapt(&mut self) -> Result<Adaptation> {
         if self.mesh.max_levels() == 1 {
             return Ok(Adaptation::default());
         }
         let t = Instant::now();
-        self.synchronize()?;
+        self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
+        self.device.synchronize()?;
         let t_sync = t.elapsed();
         let t = Instant::now();
         if let Some(mut f) = self.user_criterion.take() {
@@ -182,22 +183,12 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         } else if let Criterion::Vorticity { n_start, n_inc, length } = self.config.refinement.criterion {
             let length = length.unwrap_or(self.config.cells[0] as f64);
             let root_odd = self.steps % 2 == 1;
-            self.solver.mark_vorticity(
-                &mut self.mesh,
-                root_odd,
-                n_start,
-                n_inc,
-                length,
-                &mut self.criterion_values,
-            )?;
+            self.solver.mark_vorticity(&mut self.mesh, root_odd, n_start, n_inc, length, &mut self.criterion_values)?;
         }
         self.device.synchronize()?;
-        let t_crit = t.elapsed();
-        let a = self.apply_marks()?;
-        let times = &mut self.solver.timings.adapt;
-        times.synchronize += t_sync;
-        times.criterion += t_crit;
-        Ok(a)
+        self.solver.timings.adapt.synchronize += t_sync;
+        self.solver.timings.adapt.criterion += t.elapsed();
+        self.apply_marks()
     }
 
     /// Adapts the mesh once with marks from `mark(geometry)` for every leaf (see
@@ -207,7 +198,8 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
             return Ok(Adaptation::default());
         }
         let t = Instant::now();
-        self.synchronize()?;
+        self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
+        self.device.synchronize()?;
         self.solver.timings.adapt.synchronize += t.elapsed();
         let t = Instant::now();
         self.mark_leaves(mark)?;
@@ -247,9 +239,13 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         Ok(())
     }
 
-    /// Runs the mesh routine on the current marks, fills the new children and rebuilds the
-    /// work lists (the levels must be synchronised).
+    /// Averages the parents about to be coarsened, runs the mesh routine on the current
+    /// marks, fills the new children and rebuilds the work lists (ghosts must be fresh).
     fn apply_marks(&mut self) -> Result<Adaptation> {
+        let t = Instant::now();
+        self.solver.average_coarsening(&self.mesh, self.steps % 2 == 1, &mut self.sync)?;
+        self.device.synchronize()?;
+        self.solver.timings.adapt.synchronize += t.elapsed();
         let t = Instant::now();
         self.adapt_ws.profile = self.solver.profile;
         let report = self.mesh.adapt_with(&mut self.adapt_ws)?;
@@ -257,7 +253,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         let t = Instant::now();
         let root_odd = self.steps % 2 == 1;
         self.solver.fill_children(&self.mesh, &self.adapt_ws.r, report.refined, root_odd, &mut self.sync)?;
-        self.solver.schedule.rebuild(&self.mesh)?;
+        self.solver.rebuild_schedule(&self.mesh)?;
         self.device.synchronize()?;
         let times = &mut self.solver.timings.adapt;
         times.mesh += t_mesh;
@@ -270,7 +266,8 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     }
 
     /// Averages every level into its parents and refills every ghost layer, so that all
-    /// blocks hold the current state (harmless between root steps).
+    /// blocks hold the current state, for reading it (between root steps this changes no
+    /// leaf cell the next step reads).
     fn synchronize(&mut self) -> Result<()> {
         let root_odd = self.steps % 2 == 1;
         self.solver.synchronize(&self.mesh, root_odd)?;

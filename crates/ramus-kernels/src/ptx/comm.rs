@@ -5,7 +5,7 @@
 
 use super::thread_index;
 use crate::average::AverageToParents;
-use crate::interpolate::InterpolateChildren;
+use crate::interpolate::{InterpolateChildren, InterpolateGhosts, RescaleParents};
 use crate::criterion::{CellVorticity, MarkByLevelRule};
 use crate::lattice::{D2, D2Q9, D3, D3Q19, D3Q27};
 use crate::schedule::{ExpandChildren, FlagBlocks};
@@ -67,4 +67,31 @@ kernel_entries!(
     expand_children_d2 => ExpandChildren<D2>,
     expand_children_d3 => ExpandChildren<D3>,
     flag_blocks => FlagBlocks,
+);
+
+kernel_entries!(
+    rescale_parents_even_d2q9_f32 => RescaleParents<D2Q9, f32, false>,
+    rescale_parents_odd_d2q9_f32 => RescaleParents<D2Q9, f32, true>,
+    interpolate_ghosts_linear_d2q9_f32 => InterpolateGhosts<D2Q9, f32, false>,
+    interpolate_ghosts_cubic_d2q9_f32 => InterpolateGhosts<D2Q9, f32, true>,
+    rescale_parents_even_d2q9_f64 => RescaleParents<D2Q9, f64, false>,
+    rescale_parents_odd_d2q9_f64 => RescaleParents<D2Q9, f64, true>,
+    interpolate_ghosts_linear_d2q9_f64 => InterpolateGhosts<D2Q9, f64, false>,
+    interpolate_ghosts_cubic_d2q9_f64 => InterpolateGhosts<D2Q9, f64, true>,
+    rescale_parents_even_d3q19_f32 => RescaleParents<D3Q19, f32, false>,
+    rescale_parents_odd_d3q19_f32 => RescaleParents<D3Q19, f32, true>,
+    interpolate_ghosts_linear_d3q19_f32 => InterpolateGhosts<D3Q19, f32, false>,
+    interpolate_ghosts_cubic_d3q19_f32 => InterpolateGhosts<D3Q19, f32, true>,
+    rescale_parents_even_d3q19_f64 => RescaleParents<D3Q19, f64, false>,
+    rescale_parents_odd_d3q19_f64 => RescaleParents<D3Q19, f64, true>,
+    interpolate_ghosts_linear_d3q19_f64 => InterpolateGhosts<D3Q19, f64, false>,
+    interpolate_ghosts_cubic_d3q19_f64 => InterpolateGhosts<D3Q19, f64, true>,
+    rescale_parents_even_d3q27_f32 => RescaleParents<D3Q27, f32, false>,
+    rescale_parents_odd_d3q27_f32 => RescaleParents<D3Q27, f32, true>,
+    interpolate_ghosts_linear_d3q27_f32 => InterpolateGhosts<D3Q27, f32, false>,
+    interpolate_ghosts_cubic_d3q27_f32 => InterpolateGhosts<D3Q27, f32, true>,
+    rescale_parents_even_d3q27_f64 => RescaleParents<D3Q27, f64, false>,
+    rescale_parents_odd_d3q27_f64 => RescaleParents<D3Q27, f64, true>,
+    interpolate_ghosts_linear_d3q27_f64 => InterpolateGhosts<D3Q27, f64, false>,
+    interpolate_ghosts_cubic_d3q27_f64 => InterpolateGhosts<D3Q27, f64, true>,
 );

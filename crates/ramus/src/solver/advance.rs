@@ -11,15 +11,17 @@
 //! and in the swapped one after an odd number. Levels `L ≥ 1` take two steps per step of
 //! their parent level, so at every communication point they are in the natural layout;
 //! level `L` itself is read (interpolation) and written (averaging) in whatever layout its
-//! step count gives: the `ODD` kernel variants. Leaves and the parents of ghost blocks
-//! step: parent cells under the ghost layer evolve on the coarse level and feed
-//! the coarse leaves next to the refined region; parents whose children have no ghost
-//! cells do not step (see [`super::schedule::LevelLists::step`]).
+//! step count gives: the `ODD` kernel variants. Every block of a level steps, leaves and
+//! parents alike: parent cells under the ghost layer evolve on the coarse level and feed
+//! the coarse leaves next to the refined region, and every parent cell a cubic
+//! interpolation reads stays current.
 
 use std::time::{Duration, Instant};
 
-use ramus_kernels::average::AverageToParents;
-use ramus_kernels::interpolate::{coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, InterpolateChildren};
+use ramus_kernels::average::{AverageToParents, AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
+use ramus_kernels::interpolate::{
+    coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, GhostArgs, InterpolateChildren, InterpolateGhosts, RescaleParents,
+};
 use ramus_kernels::launch::Kernel;
 use ramus_kernels::stream::{StreamArgs, StreamCollide};
 use ramus_kernels::{Dim, VelocitySet};
@@ -55,16 +57,14 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         Ok(())
     }
 
-    /// One AA step over the blocks of level `l` that step (see
-    /// [`super::schedule::LevelLists::step`]).
+    /// One AA step over every block of level `l`.
     fn stream_collide(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
-        let list = &self.schedule.levels[l].step;
-        let n = list.len * <Q::Dim as Dim>::BLOCK_CELLS;
+        let n = mesh.id_counts[l] * <Q::Dim as Dim>::BLOCK_CELLS;
         if n == 0 {
             return Ok(());
         }
         let dev = &mesh.device;
-        let ids = dev.cptr(&list.ids);
+        let ids = dev.cptr(&mesh.id_sets[l]);
         let args = StreamArgs {
             f: dev.ptr(&mut self.f),
             nbr: dev.cptr(&mesh.nbr),
@@ -102,19 +102,50 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         }
     }
 
-    /// Interpolates level `l` (in layout `odd`) into the ghost cells of level `l + 1`.
+    /// Interpolates level `l` (in layout `odd`) into the ghost cells of level `l + 1`: the
+    /// parents' cells are rescaled once into the scratch buffer, then sampled.
     pub fn interpolate_ghosts(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
-        let g = &self.schedule.levels[l + 1].ghosts;
-        let n = g.len;
-        if n == 0 {
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        let (n_g, n_p) = (self.schedule.levels[l + 1].ghosts.len, self.schedule.levels[l].parents.len);
+        if n_g == 0 {
             return Ok(());
         }
-        let list = mesh.device.cptr(&g.ids);
-        self.interpolate(mesh, list, n, l, odd, true)
+        let dev = &mesh.device;
+        let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
+        let mut args = GhostArgs {
+            f: dev.ptr(&mut self.f),
+            nbr: dev.cptr(&mesh.nbr),
+            onb: dev.cptr(&mesh.onb),
+            parent: dev.cptr(&mesh.parent),
+            child: dev.cptr(&mesh.child),
+            cell_mask: dev.cptr(&mesh.cell_mask),
+            list: dev.cptr(&self.schedule.levels[l].parents.ids),
+            slot: dev.ptr(&mut self.slot),
+            scratch: dev.ptr(&mut self.scratch),
+            factor: F::from_f64(factor),
+            params: self.params[l],
+        };
+        let t = self.start();
+        // SAFETY: the parent list holds `n_p` blocks of level `l` (every parent of a ghost
+        // block on level `l + 1`), the scratch holds `n_p Q 4^D` values (sized at the last
+        // rebuild), `slot` one entry per pool block; the ghost list holds `n_g` blocks.
+        unsafe {
+            if odd {
+                dev.launch::<RescaleParents<Q, F, true>>(n_p * m, args)?
+            } else {
+                dev.launch::<RescaleParents<Q, F, false>>(n_p * m, args)?
+            }
+            args.list = dev.cptr(&self.schedule.levels[l + 1].ghosts.ids);
+            match self.interpolation {
+                Interpolation::Linear => dev.launch::<InterpolateGhosts<Q, F, false>>(n_g * m, args)?,
+                Interpolation::Cubic => dev.launch::<InterpolateGhosts<Q, F, true>>(n_g * m, args)?,
+            }
+        }
+        self.stop(mesh, t, l + 1, Routine::Interpolate)
     }
 
-    /// Interpolates into the `n` level-`l + 1` blocks of `list`: ghost cells only
-    /// (`masked`) or every cell (new children).
+    /// Interpolates into the `n` level-`l + 1` blocks of `list`, rescaling every sample:
+    /// ghost cells only (`masked`) or every cell (new children).
     pub fn interpolate(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, n: usize, l: usize, odd: bool, masked: bool) -> Result<()> {
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
         let args = self.comm_args(mesh, list, factor, masked, l);
@@ -133,7 +164,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     }
 
     /// Averages level `l + 1` into the parents on level `l` (in layout `odd`) whose
-    /// children have ghost cells: every coarse cell not under a ghost cell.
+    /// children have ghost cells: the interface parents for linear interpolation (the
+    /// paper), every coarse cell not under a ghost cell for cubic (it reads them all).
     fn average_interfaces(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
         let p = &self.schedule.levels[l].parents;
         let n = p.len;
@@ -141,14 +173,19 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             return Ok(());
         }
         let list = mesh.device.cptr(&p.ids);
-        self.average(mesh, list, n, l, odd)
+        let mode = match self.interpolation {
+            Interpolation::Linear => AVERAGE_INTERFACE,
+            Interpolation::Cubic => AVERAGE_NOT_GHOST,
+        };
+        self.average(mesh, list, n, l, odd, mode)
     }
 
-    /// Averages into the `n` level-`l` parents of `list`, skipping coarse cells under
-    /// ghost cells.
-    pub fn average(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, n: usize, l: usize, odd: bool) -> Result<()> {
+    /// Averages into the `n` level-`l` parents of `list` (`mode`: an `AVERAGE_*` of
+    /// [`ramus_kernels::average`]).
+    pub fn average(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, n: usize, l: usize, odd: bool, mode: u32) -> Result<()> {
         let factor = fine_to_coarse_factor(self.taus[l], self.taus[l + 1]);
-        let args = self.comm_args(mesh, list, factor, true, l);
+        let mut args = self.comm_args(mesh, list, factor, false, l);
+        args.masked = mode;
         let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
         let t = self.start();
         // SAFETY: `list` holds `n` blocks of level `l` with children.

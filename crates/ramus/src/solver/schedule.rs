@@ -2,9 +2,7 @@
 //! and of the adaptation, rebuilt on the device after every adapt from the levels' ID
 //! sets by flagging and compaction, with one read-back for all their lengths.
 
-use ramus_kernels::schedule::{
-    FlagArgs, FlagBlocks, SELECT_CHILD_GHOSTS, SELECT_GHOSTS, SELECT_LEAVES, SELECT_PARENTS, SELECT_STEP,
-};
+use ramus_kernels::schedule::{FlagArgs, FlagBlocks, SELECT_CHILD_GHOSTS, SELECT_GHOSTS, SELECT_LEAVES, SELECT_PARENTS};
 use ramus_kernels::Dim;
 
 use crate::amr::workspace::ensure;
@@ -25,17 +23,13 @@ impl List {
     }
 }
 
-/// The lists of one level.
+/// Lists per level.
+const LISTS: usize = 4;
+
+/// The lists of one level. Every block of a level collides and streams (its ID set):
+/// parents too, so that the coarse cells under the ghost layer, which feed the coarse
+/// leaves next door, and every cell a cubic interpolation reads evolve with the level.
 pub(crate) struct LevelLists {
-    /// Blocks that take part in collision and streaming: leaves, and parents whose
-    /// children have ghost cells. Parents whose children have none are not advanced (the
-    /// paper's MLUPS formula counts no parent): no leaf, no interpolation and no kept
-    /// averaged cell reads them — a block next to such a parent on its level has
-    /// children itself (a leaf there would give the parent's child an `N_SKIP` link), and
-    /// its cells next to the parent are not under ghost cells for the same reason, so the
-    /// averaging overwrites whatever they took from the parent. [`super::sync`] averages
-    /// every parent before the mesh changes or the solution is read.
-    pub step: List,
     /// Blocks with ghost cells (filled from the level above).
     pub ghosts: List,
     /// Blocks with a child that has ghost cells (averaged from the level below after
@@ -49,12 +43,11 @@ pub(crate) struct LevelLists {
 
 impl LevelLists {
     fn new() -> Self {
-        LevelLists { step: List::new(), ghosts: List::new(), parents: List::new(), leaves: List::new(), all_parents: List::new() }
+        LevelLists { ghosts: List::new(), parents: List::new(), leaves: List::new(), all_parents: List::new() }
     }
 
-    fn lists(&mut self) -> [(&mut List, u32); 5] {
+    fn lists(&mut self) -> [(&mut List, u32); LISTS] {
         [
-            (&mut self.step, SELECT_STEP),
             (&mut self.ghosts, SELECT_GHOSTS),
             (&mut self.parents, SELECT_CHILD_GHOSTS),
             (&mut self.leaves, SELECT_LEAVES),
@@ -84,14 +77,14 @@ impl Schedule {
     /// Rebuilds every list from the mesh's ID sets, statuses and block masks.
     pub fn rebuild<D: Dim>(&mut self, mesh: &Mesh<D>) -> Result<()> {
         let dev = &mesh.device;
-        let slots = 5 * self.levels.len();
+        let slots = LISTS * self.levels.len();
         if self.counts.len() < slots || matches!((dev, &self.counts), (Device::Cuda(_), Buffer::Host(_))) {
             self.counts = dev.zeros(slots)?;
         }
         for (l, lists) in self.levels.iter_mut().enumerate() {
             let n = mesh.id_counts[l];
             for (k, (list, which)) in lists.lists().into_iter().enumerate() {
-                let slot = 5 * l + k;
+                let slot = LISTS * l + k;
                 if n == 0 {
                     list.len = 0;
                     dev.write(&mut self.counts, slot, &[0])?;
@@ -105,7 +98,7 @@ impl Schedule {
         let counts = dev.read(&self.counts, 0..slots)?;
         for (l, lists) in self.levels.iter_mut().enumerate() {
             for (k, (list, _)) in lists.lists().into_iter().enumerate() {
-                list.len = counts[5 * l + k] as usize;
+                list.len = counts[LISTS * l + k] as usize;
             }
         }
         Ok(())
@@ -130,6 +123,8 @@ pub(crate) fn flag<D: Dim>(
         status: dev.cptr(&mesh.status),
         level: dev.cptr(&mesh.level),
         level_of,
+        child: dev.cptr(&mesh.child),
+        mark: dev.cptr(&mesh.mark),
         flags: dev.ptr(flags),
         select: which,
     };

@@ -27,6 +27,11 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     pub timings: Timings,
     /// Synchronise after every routine to time it (see [`Timings::levels`]).
     pub profile: bool,
+    /// Per pool block: position in its level's parent list (ghost interpolation).
+    pub slot: Buffer<u32>,
+    /// Rescaled cells of one level's parents (ghost interpolation), sized by
+    /// [`Self::rebuild_schedule`].
+    pub scratch: Buffer<F>,
     _lattice: PhantomData<Q>,
 }
 
@@ -62,12 +67,28 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             schedule: Schedule::new(dev, levels),
             timings: Timings::new(levels),
             profile: false,
+            slot: dev.zeros(capacity)?,
+            scratch: Buffer::Host(Vec::new()),
             _lattice: PhantomData,
         })
     }
 
-    /// Bytes of solution data per block (for sizing the pool).
+    /// Bytes of solution data per block (for sizing the pool): distributions and the
+    /// parent slot.
     pub fn bytes_per_block() -> usize {
-        Q::Q * <Q::Dim as Dim>::BLOCK_CELLS * std::mem::size_of::<F>()
+        Q::Q * <Q::Dim as Dim>::BLOCK_CELLS * std::mem::size_of::<F>() + 4
+    }
+
+    /// Rebuilds the work lists after the mesh changed, and sizes the scratch buffer.
+    pub fn rebuild_schedule(&mut self, mesh: &crate::amr::Mesh<Q::Dim>) -> Result<()> {
+        self.schedule.rebuild(mesh)?;
+        let most = self.schedule.levels.iter().map(|l| l.parents.len).max().unwrap_or(0);
+        let need = most * Q::Q * <Q::Dim as Dim>::BLOCK_CELLS;
+        let dev = &mesh.device;
+        if self.scratch.len() < need || matches!((dev, &self.scratch), (Device::Cuda(_), Buffer::Host(_))) {
+            // Room to grow, so that the buffer is not reallocated at every adaptation.
+            self.scratch = dev.zeros(need + need / 4)?;
+        }
+        Ok(())
     }
 }

@@ -4,7 +4,8 @@
 //! ... Next, interpolation is performed to ghost cells on all levels in the opposite
 //! direction").
 
-use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_LEVEL};
+use ramus_kernels::average::AVERAGE_NOT_GHOST;
+use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_COARSENING, SELECT_LEVEL};
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::schedule::flag;
@@ -53,12 +54,58 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             let p = &self.schedule.levels[l].all_parents;
             if p.len > 0 {
                 let (list, n) = (mesh.device.cptr(&p.ids), p.len);
-                self.average(mesh, list, n, l, odd(l))?;
+                self.average(mesh, list, n, l, odd(l), AVERAGE_NOT_GHOST)?;
             }
         }
         for l in 0..levels.saturating_sub(1) {
             if mesh.id_counts[l + 1] > 0 {
                 self.interpolate_ghosts(mesh, l, odd(l))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Interpolates every ghost layer, coarsest first, at a root-step boundary: before the
+    /// criterion (ghost cells of leaves count) and the mesh routine (ghosts that become
+    /// interior cells, and leaves that are refined, must hold current data).
+    pub fn refresh_ghosts(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool) -> Result<()> {
+        for l in 0..mesh.max_levels().saturating_sub(1) {
+            if mesh.id_counts[l + 1] > 0 {
+                self.interpolate_ghosts(mesh, l, l == 0 && root_odd)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Averages the parents that have a child marked for coarsening (every cell not under
+    /// a ghost cell), finest first, so that a parent that becomes a leaf carries its children's solution (its
+    /// children are leaves, so they are current). Other parents step with their level and
+    /// need no averaging for the mesh to change: this replaces the paper's global
+    /// averaging before adaptation with the part of it that matters.
+    pub fn average_coarsening(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool, s: &mut SyncScratch) -> Result<()> {
+        let dev = &mesh.device;
+        let levels = mesh.max_levels();
+        if s.counts.len() < levels || matches!((dev, &s.counts), (Device::Cuda(_), Buffer::Host(_))) {
+            s.counts = dev.zeros(levels)?;
+        }
+        s.by_level.resize_with(levels, || Buffer::Host(Vec::new()));
+        let nc = <Q::Dim as Dim>::CHILDREN as i32;
+        for l in 0..levels.saturating_sub(1) {
+            let p = &self.schedule.levels[l].all_parents;
+            if p.len == 0 {
+                dev.write(&mut s.counts, l, &[0])?;
+                continue;
+            }
+            flag(mesh, &p.ids, p.len, SELECT_COARSENING, nc, &mut s.flags)?;
+            ensure(dev, &mut s.by_level[l], p.len)?;
+            prim::compact_deferred(dev, &mut s.scratch, &s.flags, &p.ids, p.len, &mut s.by_level[l], &mut s.counts, l)?;
+        }
+        let counts = dev.read(&s.counts, 0..levels.saturating_sub(1))?;
+        for l in (0..levels.saturating_sub(1)).rev() {
+            let n = counts[l] as usize;
+            if n > 0 {
+                let list = dev.cptr(&s.by_level[l]);
+                self.average(mesh, list, n, l, l == 0 && root_odd, AVERAGE_NOT_GHOST)?;
             }
         }
         Ok(())
