@@ -264,6 +264,8 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<()> {
             a.mesh.as_secs_f64(),
             a.fill.as_secs_f64()
         );
+        let steps: Vec<String> = a.mesh_steps.iter().map(|(n, d)| format!("{n} {:.4}", d.as_secs_f64())).collect();
+        println!("  mesh routine steps (s): {}", steps.join(", "));
     }
     println!("mass drift: {mass_drift:.3e}");
     println!("change over the last pass: {change:.2e} U_lid");

@@ -90,6 +90,11 @@ bundle() {
         rm -f "$bundle_dir/cavity"
     fi
 
+    # The device run carries at most 64 MiB with the working tree: drop the symbols.
+    if command -v strip >/dev/null; then
+        strip "$bundle_dir"/* 2>/dev/null || true
+    fi
+
     echo "== bundle in $bundle_dir/"
     ls -l "$bundle_dir"
     du -sh "$bundle_dir"
@@ -194,6 +199,9 @@ run() {
             step "amr3d" "$out/amr3d.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" \
                 "$bundle_dir/cavity" --dim 3 --n 64 --levels 4 --re 1000 --lid 0.05 --n-start -3 --n-inc 1 \
                 --steps 512 --precision f32 --backend cuda --no-vtu --out "$out/amr3d"
+            step "amr3d-prof" "$out/amr3d-profile.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" \
+                "$bundle_dir/cavity" --dim 3 --n 64 --levels 4 --re 1000 --lid 0.05 --n-start -3 --n-inc 1 \
+                --steps 512 --precision f32 --backend cuda --no-vtu --profile --out "$out/amr3d-profile"
             step "amr2d" "$out/amr2d.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" \
                 "$bundle_dir/cavity" --dim 2 --n 128 --levels 4 --re 1000 --lid 0.05 --n-start -3 --n-inc 1 \
                 --steps 8192 --precision f32 --backend cuda --no-vtu --out "$out/amr2d"

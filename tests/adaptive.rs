@@ -69,7 +69,7 @@ fn refinement_follows_an_advected_vortex() {
 
 /// Relative mass drift of a closed lid-driven cavity (Re = 100, lid 0.1, 2 levels,
 /// vorticity criterion, every 32 steps) of `n` root cells per side after 10 lid passes.
-fn cavity_drift(n: usize) -> (f64, Vec<usize>) {
+fn cavity_drift(n: usize) -> (f64, f64, Vec<usize>) {
     let cavity = Cavity { dim: 2, n, re: 100.0, lid: 0.1 };
     let refinement = Refinement {
         levels: 2,
@@ -80,8 +80,9 @@ fn cavity_drift(n: usize) -> (f64, Vec<usize>) {
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
     let m0 = forest.leaf_cells().expect("cells").mass(2);
     forest.advance(cavity.steps_for_passes(10.0)).expect("advance");
-    let m = forest.leaf_cells().expect("cells").mass(2);
-    (m / m0 - 1.0, forest.blocks_per_level())
+    let cells = forest.leaf_cells().expect("cells");
+    let spread = cells.rho.iter().fold(f64::MIN, |a, &b| a.max(b)) - cells.rho.iter().fold(f64::MAX, |a, &b| a.min(b));
+    (cells.mass(2) / m0 - 1.0, spread, forest.blocks_per_level())
 }
 
 /// The uniform solver conserves mass to round-off (test `mass`), and so do refinement
@@ -90,17 +91,23 @@ fn cavity_drift(n: usize) -> (f64, Vec<usize>) {
 /// coarse–fine interface the mass flux is computed twice, by the coarse cells under the
 /// ghost layer for the coarse leaves and by the ghost cells for the fine ones, and the
 /// two discretisations differ by their truncation errors, which BGK averaging does not
-/// repair. The drift must therefore vanish as the grid is refined. Measured over 10 lid
-/// passes (Re = 100, lid 0.1, 2 levels): n = 32: 5.3e-5, n = 64: 2.3e-5, n = 128: 5.6e-6.
-/// Bounds: |drift| ≤ 1.5e-4 at n = 32 (3× the measurement), and at least a factor 1.8
-/// smaller at n = 64 (measured 2.3): a leak at a wall or a lost population would not
-/// converge away.
+/// repair. So the drift depends on where the interfaces lie, and must vanish as the grid
+/// is refined. Measured over 10 lid passes (Re = 100, lid 0.1, 2 levels): n = 32:
+/// 5.3e-5 with central and 1.4e-4 with first-order differences in the criterion (the
+/// interfaces move), n = 64: 2.3e-5 / 1.9e-5, n = 128: 5.6e-6 (central).
+///
+/// Bounds: (1) the drift stays below 1% of the spread of the density field, which is the
+/// weakly compressible scheme's own O(Ma²) density error (measured spread 0.14 at n = 32:
+/// the drift is 10× below the bound); (2) it falls by at least 1.8× from n = 32 to 64
+/// (measured 2.3× and 7.4×): a leak at a wall or a lost population would not converge
+/// away.
 #[test]
 fn closed_cavity_mass_drift_is_bounded_and_converges() {
-    let (d32, b32) = cavity_drift(32);
-    let (d64, b64) = cavity_drift(64);
-    println!("mass drift over 10 lid passes: n = 32: {d32:.3e} (blocks {b32:?}); n = 64: {d64:.3e} (blocks {b64:?})");
+    let (d32, s32, b32) = cavity_drift(32);
+    let (d64, s64, b64) = cavity_drift(64);
+    println!("mass drift over 10 lid passes: n = 32: {d32:.3e} (density spread {s32:.3e}, blocks {b32:?}); n = 64: {d64:.3e} (spread {s64:.3e}, blocks {b64:?})");
     assert!(b32.iter().chain(&b64).all(|&b| b > 0), "both levels in use");
-    assert!(d32.abs() <= 1.5e-4, "mass drift {d32:.3e} at n = 32");
+    assert!(d32.abs() <= 0.01 * s32, "mass drift {d32:.3e} at n = 32 above 1% of the density spread {s32:.3e}");
+    assert!(d64.abs() <= 0.01 * s64, "mass drift {d64:.3e} at n = 64 above 1% of the density spread {s64:.3e}");
     assert!(d32.abs() >= 1.8 * d64.abs(), "drift ratio {:.2} from n = 32 to 64", d32 / d64);
 }

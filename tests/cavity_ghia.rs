@@ -143,8 +143,8 @@ fn cavity_re400_matches_ghia() {
 /// 3 levels, vorticity criterion (the paper's cavity settings N_start = −2, N_inc = 1,
 /// adaptation every 32 root steps): max deviation from Ghia ≤ 0.03 U_lid on both
 /// centrelines. Lid 0.1 (τ_0 = 0.519); profiles sampled at the finest spacing (n · 4
-/// points per side). 30 lid passes: measured 0.0115 (u) / 0.0109 (v) in 87 s on 2 cores,
-/// changing by 1.4e-3 U_lid over the last pass; the test asserts the change over the last
+/// points per side). 30 lid passes: measured 0.0119 (u) / 0.0113 (v) in about 100 s on
+/// 2 cores, changing by 8.5e-3 U_lid over the last 4 passes; the test asserts the change over the last
 /// 4 passes stays below a third of the tolerance, so the remaining transient cannot hide
 /// a failure.
 #[test]

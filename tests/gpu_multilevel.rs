@@ -107,3 +107,11 @@ fn d3q19_f32_three_levels_linear() {
 fn d3q19_f64_three_levels_cubic() {
     compare::<D3, D3Q19, f64>(16, 3, 48, Interpolation::Cubic);
 }
+
+/// Large enough that the ghost exchange takes the two-pass path (parents rescaled once
+/// into a scratch buffer, then sampled) on the finer levels.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn d3q19_f32_three_levels_two_pass_ghosts() {
+    compare::<D3, D3Q19, f32>(32, 3, 32, Interpolation::Linear);
+}

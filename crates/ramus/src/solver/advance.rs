@@ -32,6 +32,11 @@ use crate::config::Interpolation;
 use crate::error::Result;
 use crate::Float;
 
+/// Linear samples (ghost-block cells × `2^D`) from which the ghost exchange rescales the
+/// parents in a separate pass; below it one kernel does both (launch-bound regime, e.g.
+/// 2D forests of a few thousand blocks).
+const TWO_PASS_SAMPLES: usize = 1 << 20;
+
 /// Which routine a timed launch belongs to.
 #[derive(Clone, Copy)]
 enum Routine {
@@ -103,12 +108,18 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     }
 
     /// Interpolates level `l` (in layout `odd`) into the ghost cells of level `l + 1`: the
-    /// parents' cells are rescaled once into the scratch buffer, then sampled.
+    /// parents' cells are rescaled once into the scratch buffer, then sampled. Small
+    /// exchanges, where launches cost more than the arithmetic, take the one-pass kernel
+    /// instead (bitwise the same values).
     pub fn interpolate_ghosts(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let (n_g, n_p) = (self.schedule.levels[l + 1].ghosts.len, self.schedule.levels[l].parents.len);
         if n_g == 0 {
             return Ok(());
+        }
+        if n_g * m * <Q::Dim as Dim>::CHILDREN < TWO_PASS_SAMPLES {
+            let list = mesh.device.cptr(&self.schedule.levels[l + 1].ghosts.ids);
+            return self.interpolate(mesh, list, n_g, l, odd, true);
         }
         let dev = &mesh.device;
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);

@@ -1,0 +1,108 @@
+//! The multi-level `Forest` API a user embedding the library relies on: frozen wall
+//! refinement at construction, a user criterion, sampling and leaf output, timings, and
+//! configurations loaded from TOML.
+
+use ramus::kernels::amr::{MARK_COARSEN, MARK_NONE, MARK_REFINE};
+use ramus::{Backend, Face, Forest, ForestConfig, Refinement, WallRefinement, D2, D2Q9, D3, D3Q19};
+
+fn box2(levels: usize) -> ForestConfig {
+    ForestConfig::new([32, 32, 0]).levels(levels).backend(Backend::Cpu)
+}
+
+#[test]
+fn frozen_wall_refinement_at_construction() {
+    // d_spec = 4 root cells: level-L blocks closer than 4 / 2^L to y = 0 refine.
+    let config = box2(3).refinement(Refinement {
+        levels: 3,
+        walls: Some(WallRefinement { faces: vec![Face::YMin], distance: 4.0 }),
+        ..Refinement::default()
+    });
+    let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
+    let blocks = forest.blocks_per_level();
+    assert!(blocks[1] > 0 && blocks[2] > 0, "refined toward the wall: {blocks:?}");
+    let cells = forest.leaf_cells().expect("cells");
+    for i in 0..cells.len() {
+        if cells.level[i] == 2 {
+            assert!(cells.center[i][1] < 4.0, "level-2 cell at y = {} is not near the wall", cells.center[i][1]);
+        }
+    }
+    // Frozen: coarsening everything leaves the wall refinement in place.
+    forest.adapt_with(|_| MARK_COARSEN).expect("adapt");
+    assert_eq!(forest.blocks_per_level(), blocks, "frozen blocks were coarsened");
+}
+
+#[test]
+fn user_criterion_refines_and_coarsens_during_advance() {
+    let mut config = box2(2);
+    config.refinement.every = 4;
+    let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
+    // Refine the left half until step 8, then ask for coarsening everywhere.
+    forest.set_user_criterion(|g, step| {
+        if step < 8 && g.origin[0] < 16.0 && g.level == 0 {
+            MARK_REFINE
+        } else if step >= 8 {
+            MARK_COARSEN
+        } else {
+            MARK_NONE
+        }
+    });
+    forest.advance(4).expect("advance");
+    assert_eq!(forest.blocks_per_level(), vec![64, 128], "left half refined");
+    assert_eq!(forest.leaves_per_level(), vec![32, 128]);
+    assert_eq!(forest.cells_per_level(), vec![32 * 16, 128 * 16]);
+    forest.advance(8).expect("advance");
+    assert_eq!(forest.blocks_per_level(), vec![64, 0], "coarsened again at step 8");
+    let t = forest.timings();
+    assert_eq!(t.root_steps, 12);
+    assert!(t.adapt.count >= 3 && t.updates > 0.0 && t.mlups() > 0.0);
+    assert!(t.adaptation_share() > 0.0 && t.adaptation_share() < 1.0);
+}
+
+#[test]
+fn sample_and_leaf_cells_reproduce_a_linear_field() {
+    // A linear velocity field is represented exactly by equilibrium initialisation and
+    // by multilinear sampling on any level.
+    let config = box2(3);
+    let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
+    forest.adapt_with(|g| if g.origin[0] >= 8.0 && g.origin[0] < 24.0 { MARK_REFINE } else { MARK_NONE }).expect("adapt");
+    let field = |p: [f64; 3]| (1.0, [0.01 * p[1] / 32.0, 0.002 * p[0] / 32.0, 0.0]);
+    forest.initialize(field).expect("initialize");
+    let cells = forest.leaf_cells().expect("cells");
+    assert_eq!(cells.len(), forest.cell_count());
+    for i in 0..cells.len() {
+        let want = field(cells.center[i]).1;
+        assert!((cells.u[i][0] - want[0]).abs() < 1e-12 && (cells.u[i][1] - want[1]).abs() < 1e-12);
+    }
+    assert!((cells.mass(2) - 32.0 * 32.0).abs() < 1e-9, "mass {}", cells.mass(2));
+    let points = [[3.3, 7.1, 0.0], [16.0, 16.0, 0.0], [20.2, 30.9, 0.0]];
+    for (p, (rho, u)) in points.iter().zip(forest.sample(&points).expect("sample")) {
+        let want = field(*p).1;
+        assert!((rho - 1.0).abs() < 1e-12);
+        assert!((u[0] - want[0]).abs() < 1e-12 && (u[1] - want[1]).abs() < 1e-12, "sample at {p:?}: {u:?} vs {want:?}");
+    }
+}
+
+#[test]
+fn toml_configuration_builds_a_refined_3d_forest() {
+    let text = r#"
+        cells = [16, 16, 16]
+        boundaries = [{ kind = "wall", velocity = [0, 0, 0] }, { kind = "wall", velocity = [0, 0, 0] },
+                      { kind = "wall", velocity = [0, 0, 0] }, { kind = "wall", velocity = [0, 0, 0] },
+                      { kind = "wall", velocity = [0, 0, 0] }, { kind = "wall", velocity = [0.05, 0, 0] }]
+        fluid = { kind = "reynolds", re = 100, velocity = 0.05, length = 16 }
+        backend = "cpu"
+        [refinement]
+        levels = 2
+        interpolation = "cubic"
+        every = 16
+        criterion = { kind = "vorticity", n_start = -3, n_inc = 1 }
+        walls = { faces = ["z_max"], distance = 2 }
+    "#;
+    let config = ForestConfig::from_toml(text).expect("parses");
+    assert_eq!(config.refinement.interpolation, ramus::Interpolation::Cubic);
+    let mut forest = Forest::<D3, D3Q19, f32>::new(config).expect("forest");
+    assert!(forest.blocks_per_level()[1] > 0, "lid refinement");
+    forest.advance(20).expect("advance");
+    let cells = forest.leaf_cells().expect("cells");
+    assert!(cells.u.iter().flatten().all(|u| u.is_finite()));
+}
