@@ -110,7 +110,6 @@ impl<D: Dim> Mesh<D> {
         let mut clock = Clock::new(dev.clone(), ws.profile);
         let nc = D::CHILDREN;
         let nb = D::NEIGHBORS;
-        let bits = key_bits(self.capacity);
 
         // Preparation: sanitize the marks, count the requests.
         let n_act = self.gather_active(ws)?;
@@ -147,6 +146,10 @@ impl<D: Dim> Mesh<D> {
                 available: self.gap_count as u64 * per,
             });
         }
+        // Every ID in play is below the high-water mark after this adapt: sort keys need
+        // only its bits, not the capacity's (each radix pass is one bit).
+        let high_water = self.high_water.max(self.capacity - (self.gap_count - taken));
+        let bits = key_bits(high_water);
         // Ascending IDs: children are assigned in this order (S2), independent of ID-set order.
         ensure(&dev, &mut ws.vals, n_r.max(n_c))?;
         prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.r, &mut ws.vals, n_r, bits)?;
@@ -181,6 +184,7 @@ impl<D: Dim> Mesh<D> {
             let a = self.args(dev.cptr(&ws.map));
             self.run::<MapRefinedNeighbours<D>>(n_m, a)?;
         }
+        self.high_water = high_water;
         clock.lap(2)?;
 
         // S3 Enforcement of 2:1 Balancing: revert coarsenings next to (future) children,
@@ -384,7 +388,8 @@ fn sort_unique(dev: &Device, ws: &mut AdaptWorkspace, n: usize, bits: u32, targe
     // SAFETY: t1 and t2 hold `n` items, keys `n + 1`.
     unsafe { dev.launch::<ramus_kernels::primitives::SelectOr>(n + 1, args)? };
     let m = sort_unique_keys(dev, ws, n + 1, bits, target)?;
-    // `key_bits(capacity)` bits hold the capacity itself, so the fill exceeds every ID.
+    // `key_bits(high_water)` bits hold the high-water mark itself, so the fill exceeds
+    // every ID.
     Ok(m - 1)
 }
 

@@ -70,6 +70,11 @@ pub struct Mesh<D: Dim> {
     /// Free IDs, enumerated in reverse: the next IDs handed out are at the end.
     pub(crate) gaps: Buffer<u32>,
     pub(crate) gap_count: usize,
+    /// IDs below this have been handed out at least once (root blocks included). Never
+    /// used IDs are `high_water … capacity − 1`, the first `capacity − high_water` entries
+    /// of the gap set (in descending order): new IDs come from its end, freed ones are
+    /// appended there, so the never used stay a prefix and every active ID is below.
+    pub(crate) high_water: usize,
     _dim: std::marker::PhantomData<D>,
 }
 
@@ -179,6 +184,7 @@ impl<D: Dim> Mesh<D> {
             block_mask: device.zeros(capacity)?,
             cell_mask: device.zeros(capacity * D::BLOCK_CELLS)?,
             gap_count: gaps.len(),
+            high_water: n_root,
             gaps: device.upload(&gaps)?,
             id_sets,
             id_counts,

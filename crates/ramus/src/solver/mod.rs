@@ -2,10 +2,11 @@
 //!
 //! The per-cell kernels (collision, in-place streaming, boundary links, grid
 //! communication, criteria) live in the device crate `ramus-kernels`; this module holds
-//! what the host needs around them: the distribution pool and per-level relaxation
-//! ([`state`]), the recursive advance ([`advance`]), the work lists ([`schedule`]), the
-//! synchronisation of levels for adaptation and output ([`sync`]), the vorticity
-//! criterion ([`criterion`]), initial conditions, macroscopic fields and metrics.
+//! what the host needs around them, one file each: the distribution pool and per-level
+//! relaxation (`state.rs`), the recursive advance (`advance.rs`), the per-level work lists
+//! (`schedule.rs`), the synchronisation of levels for adaptation and output (`sync.rs`),
+//! the vorticity criterion (`criterion.rs`), initial conditions, macroscopic fields
+//! ([`Fields`], [`LeafCells`]) and metrics ([`metrics`]).
 
 pub(crate) mod advance;
 pub(crate) mod criterion;
