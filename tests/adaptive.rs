@@ -92,14 +92,15 @@ fn cavity_drift(n: usize) -> (f64, f64, Vec<usize>) {
 /// ghost layer for the coarse leaves and by the ghost cells for the fine ones, and the
 /// two discretisations differ by their truncation errors, which BGK averaging does not
 /// repair. So the drift depends on where the interfaces lie, and must vanish as the grid
-/// is refined. Measured over 10 lid passes (Re = 100, lid 0.1, 2 levels): n = 32:
-/// 5.3e-5 with central and 1.4e-4 with first-order differences in the criterion (the
-/// interfaces move), n = 64: 2.3e-5 / 1.9e-5, n = 128: 5.6e-6 (central).
+/// is refined. Measured over 10 lid passes (Re = 100, lid 0.1, 2 levels): n = 32: 1.8e-4,
+/// n = 64: 2.6e-5 (with population transfers instead of `interpolate_split`: 1.4e-4 and
+/// 1.9e-5; with a criterion using central differences, which moves the interfaces:
+/// 5.3e-5, 2.3e-5, and 5.6e-6 at n = 128).
 ///
 /// Bounds: (1) the drift stays below 1% of the spread of the density field, which is the
 /// weakly compressible scheme's own O(Ma²) density error (measured spread 0.14 at n = 32:
-/// the drift is 10× below the bound); (2) it falls by at least 1.8× from n = 32 to 64
-/// (measured 2.3× and 7.4×): a leak at a wall or a lost population would not converge
+/// the drift is 7× below the bound); (2) it falls by at least 1.8× from n = 32 to 64
+/// (measured 6.9×; 2.3× and 7.4× in the variants above): a leak at a wall or a lost population would not converge
 /// away.
 #[test]
 fn closed_cavity_mass_drift_is_bounded_and_converges() {

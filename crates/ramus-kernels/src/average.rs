@@ -5,16 +5,15 @@
 //! `k` with position `cp_a = j_a / 2` (`k = cp_x + 2 cp_y + 4 cp_z`, the paper's
 //! `octant_l`), and within that child by the `2^D` fine cells with coordinates
 //! `2 (j_a mod 2) + e_a`, `e ∈ {0,1}^D` (the paper's `ID_{l,c}` plus the offsets `e`).
-//! The coarse value is their mean, then rescaled with `2τ_C/τ_F`
-//! ([`crate::interpolate::rescale`], the paper's "f^C ≈ f^{F,eq} + (f^F − f^{F,eq})
-//! τ^C/τ^F" in per-level lattice units). Averaging first and rescaling the mean once keeps
-//! only two populations in registers; mass and momentum are the mean of the fine ones
-//! either way (rescaling conserves them).
+//! The coarse value has their mean density and momentum, and their mean non-equilibrium
+//! part rescaled with `2τ_C/τ_F` (the paper's "f^C ≈ f^{F,eq} + (f^F − f^{F,eq}) τ^C/τ^F"
+//! in per-level lattice units), on the equilibrium of the mean momentum ([`average`]):
+//! mass and momentum are conserved as with the paper's mean of populations.
 //!
 //! For the linear scheme averaging is an exact left inverse of interpolation: the fine
 //! cells of coarse cell `j` lie at `±1/4` around its centre, all inside the same unit
 //! cell, and the mean of a multilinear function over points placed symmetrically about a
-//! node is its value there.
+//! node is its value there — for density, momentum and the non-equilibrium part alike.
 
 use core::marker::PhantomData;
 
@@ -33,7 +32,7 @@ pub const AVERAGE_NOT_GHOST: u32 = 1;
 /// four cells deep).
 pub const AVERAGE_INTERFACE: u32 = 2;
 use crate::block::{cell_coords, cell_index};
-use crate::interpolate::{rescale, CommArgs};
+use crate::interpolate::{join, split, CommArgs, Split};
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
@@ -57,8 +56,13 @@ fn group_cell(t0: usize, n: usize) -> usize {
     t0 + cell_index(e)
 }
 
-/// Mean of the `2^D` fine cells covering coarse cell `j`, rescaled by `factor`
-/// (`2τ_C/τ_F`). `fine(k, t)` returns the population of fine cell `t` of child `k`.
+/// The coarse population of cell `j` from the `2^D` fine cells covering it: the mean of
+/// their densities, momenta and non-equilibrium parts, the latter rescaled by `factor`
+/// (`2τ_C/τ_F`), joined as `h^eq(ρ̄, j̄/ρ̄) + neq` ([`crate::interpolate::join`]).
+/// `fine(k, t)` returns the population of fine cell `t` of child `k`. Mass and momentum
+/// are the fine cells' mean, as with the paper's mean of populations; the equilibrium is
+/// rebuilt from the mean momentum instead of averaged, consistently with
+/// [`crate::interpolate::interpolate_split`].
 #[inline(always)]
 pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     j: usize,
@@ -67,21 +71,29 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
 ) -> L::Pop<F> {
     let nc = <L::Dim as Dim>::CHILDREN;
     let (k, t0) = covering_child(j);
-    let mut acc = L::Pop::<F>::default();
+    let mut acc = Split::<L::Pop<F>, F>::default();
     for n in 0..nc {
-        let h = fine(k, group_cell(t0, n));
+        let s = split::<L, F>(&fine(k, group_cell(t0, n)), F::ONE);
+        acc.rho += s.rho;
+        for a in 0..3 {
+            acc.j[a] += s.j[a];
+        }
         L::unroll(
             #[inline(always)]
-            |i| acc[i] += h[i],
+            |i| acc.neq[i] += s.neq[i],
         );
     }
     let inv = F::ONE / F::from_f64(nc as f64);
+    acc.rho *= inv;
+    for a in 0..3 {
+        acc.j[a] *= inv;
+    }
+    let scale = inv * factor;
     L::unroll(
         #[inline(always)]
-        |i| acc[i] *= inv,
+        |i| acc.neq[i] *= scale,
     );
-    rescale::<L, F>(&mut acc, factor);
-    acc
+    join::<L, F>(&acc)
 }
 
 /// Fine → coarse averaging over the cells of a list of parent blocks: item `i` is coarse
