@@ -121,7 +121,12 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F,
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let q = *a.list.add(i / m) as usize;
         let j = i & (m - 1);
-        let first = *a.child.add(q) as usize;
+        // Lists may hold whole ID sets: blocks without children have nothing to average.
+        let first = *a.child.add(q);
+        if first < 0 {
+            return;
+        }
+        let first = first as usize;
         if a.masked != AVERAGE_ALL {
             let (k, t0) = covering_child(j);
             let mut ghost = false;

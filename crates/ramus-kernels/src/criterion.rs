@@ -16,7 +16,7 @@
 
 use core::marker::PhantomData;
 
-use crate::amr::{MARK_COARSEN, MARK_NONE, MARK_REFINE};
+use crate::amr::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE};
 use crate::block::{cell_coords, resolve};
 use crate::collide::moments;
 use crate::kernel_args;
@@ -36,6 +36,8 @@ kernel_args! {
         pub onb: *const u32,
         /// Blocks of one level; item `i` is cell `i mod 4^D` of `list[i / 4^D]`.
         pub list: *const u32,
+        /// Per-block statuses: only leaves are evaluated (others get 0).
+        pub status: *const i32,
         /// `|ω|²` per item.
         pub out: *mut f32,
         /// `length · 2^level`: converts a velocity difference per cell of the level to
@@ -96,6 +98,10 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CellVorticity<L, F, OD
         let d = <L::Dim as Dim>::D;
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.list.add(i / m) as usize;
+        if *a.status.add(b) != status::UNREFINED {
+            *a.out.add(i) = 0.0;
+            return;
+        }
         let t = i & (m - 1);
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
         let p = &a.params;
@@ -119,6 +125,8 @@ kernel_args! {
     pub struct LevelRuleArgs {
         /// Blocks of one level (the list [`CellVorticity`] ran over).
         pub list: *const u32,
+        /// Per-block statuses: only leaves are marked.
+        pub status: *const i32,
         /// Squared criterion value per cell of the listed blocks.
         pub value: *const f32,
         /// Per-block marks of the pool.
@@ -177,12 +185,15 @@ impl<D: Dim> Kernel for MarkByLevelRule<D> {
     #[inline(always)]
     unsafe fn run(i: usize, a: &LevelRuleArgs) {
         let m = D::BLOCK_CELLS;
+        let b = *a.list.add(i) as usize;
+        if *a.status.add(b) != status::UNREFINED {
+            return;
+        }
         let mut w = 0.0f32;
         for t in 0..m {
             w = w.max(*a.value.add(i * m + t));
         }
         let des = desired_level(w, a.max_levels, a.n_start, a.n_inc);
-        let b = *a.list.add(i) as usize;
         *a.mark.add(b) = if des > a.level {
             MARK_REFINE
         } else if des < a.level {

@@ -27,12 +27,13 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let dev = mesh.device.clone();
         for l in 0..mesh.max_levels() {
-            let leaves = &self.schedule.levels[l].leaves;
-            let n = leaves.len;
+            // The whole ID set: the kernels skip blocks that are not leaves (a list of
+            // leaves would cost a compaction per level at every adaptation).
+            let n = mesh.id_counts[l];
             if n == 0 {
                 continue;
             }
-            let list = dev.cptr(&leaves.ids);
+            let list = dev.cptr(&mesh.id_sets[l]);
             if values.len() < n * m || matches!((&dev, &*values), (crate::backend::Device::Cuda(_), Buffer::Host(_))) {
                 *values = dev.zeros((n * m).next_power_of_two())?;
             }
@@ -41,11 +42,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 nbr: dev.cptr(&mesh.nbr),
                 onb: dev.cptr(&mesh.onb),
                 list,
+                status: dev.cptr(&mesh.status),
                 out: dev.ptr(values),
                 scale: F::from_f64(length * (1u64 << l) as f64),
                 params: self.params[l],
             };
-            // SAFETY: the list holds `n` active leaves of level `l`; `values` `n 4^D` items.
+            // SAFETY: the ID set holds `n` active blocks of level `l`; `values` `n 4^D` items.
             unsafe {
                 if l == 0 && root_odd {
                     dev.launch::<CellVorticity<Q, F, true>>(n * m, args)?
@@ -55,6 +57,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             };
             let args = LevelRuleArgs {
                 list,
+                status: dev.cptr(&mesh.status),
                 value: dev.cptr(values),
                 mark: dev.ptr(&mut mesh.mark),
                 level: l as i32,

@@ -1,8 +1,10 @@
-//! The per-level work lists of the recursive advance (paper, section "Grid Advancement")
-//! and of the adaptation, rebuilt on the device after every adapt from the levels' ID
-//! sets by flagging and compaction, with one read-back for all their lengths.
+//! The per-level work lists of the recursive advance (paper, section "Grid Advancement"),
+//! rebuilt on the device after every adapt from the levels' ID sets by flagging and
+//! compaction, with one read-back for all their lengths. Routines that touch only some
+//! kinds of block but run once per adaptation (criterion, synchronisation) take whole ID
+//! sets instead, their kernels skipping the other blocks.
 
-use ramus_kernels::schedule::{FlagArgs, FlagBlocks, SELECT_CHILD_GHOSTS, SELECT_GHOSTS, SELECT_LEAVES, SELECT_PARENTS};
+use ramus_kernels::schedule::{FlagArgs, FlagBlocks, SELECT_CHILD_GHOSTS, SELECT_GHOSTS};
 use ramus_kernels::Dim;
 
 use crate::amr::workspace::ensure;
@@ -24,7 +26,7 @@ impl List {
 }
 
 /// Lists per level.
-const LISTS: usize = 4;
+const LISTS: usize = 2;
 
 /// The lists of one level. Every block of a level collides and streams (its ID set):
 /// parents too, so that the coarse cells under the ghost layer, which feed the coarse
@@ -35,23 +37,17 @@ pub(crate) struct LevelLists {
     /// Blocks with a child that has ghost cells (averaged from the level below after
     /// every step of this level).
     pub parents: List,
-    /// Leaves (refinement criterion).
-    pub leaves: List,
-    /// All blocks with children (synchronisation).
-    pub all_parents: List,
 }
 
 impl LevelLists {
     fn new() -> Self {
-        LevelLists { ghosts: List::new(), parents: List::new(), leaves: List::new(), all_parents: List::new() }
+        LevelLists { ghosts: List::new(), parents: List::new() }
     }
 
     fn lists(&mut self) -> [(&mut List, u32); LISTS] {
         [
             (&mut self.ghosts, SELECT_GHOSTS),
             (&mut self.parents, SELECT_CHILD_GHOSTS),
-            (&mut self.leaves, SELECT_LEAVES),
-            (&mut self.all_parents, SELECT_PARENTS),
         ]
     }
 }

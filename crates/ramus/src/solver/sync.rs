@@ -51,9 +51,9 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let levels = mesh.max_levels();
         let odd = |l: usize| l == 0 && root_odd;
         for l in (0..levels.saturating_sub(1)).rev() {
-            let p = &self.schedule.levels[l].all_parents;
-            if p.len > 0 {
-                let (list, n) = (mesh.device.cptr(&p.ids), p.len);
+            // The whole ID set: the averaging kernel skips blocks without children.
+            if mesh.id_counts[l + 1] > 0 {
+                let (list, n) = (mesh.device.cptr(&mesh.id_sets[l]), mesh.id_counts[l]);
                 self.average(mesh, list, n, l, odd(l), AVERAGE_NOT_GHOST)?;
             }
         }
@@ -91,14 +91,15 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         s.by_level.resize_with(levels, || Buffer::Host(Vec::new()));
         let nc = <Q::Dim as Dim>::CHILDREN as i32;
         for l in 0..levels.saturating_sub(1) {
-            let p = &self.schedule.levels[l].all_parents;
-            if p.len == 0 {
+            let n = mesh.id_counts[l];
+            if n == 0 || mesh.id_counts[l + 1] == 0 {
                 dev.write(&mut s.counts, l, &[0])?;
                 continue;
             }
-            flag(mesh, &p.ids, p.len, SELECT_COARSENING, nc, &mut s.flags)?;
-            ensure(dev, &mut s.by_level[l], p.len)?;
-            prim::compact_deferred(dev, &mut s.scratch, &s.flags, &p.ids, p.len, &mut s.by_level[l], &mut s.counts, l)?;
+            let ids = &mesh.id_sets[l];
+            flag(mesh, ids, n, SELECT_COARSENING, nc, &mut s.flags)?;
+            ensure(dev, &mut s.by_level[l], n)?;
+            prim::compact_deferred(dev, &mut s.scratch, &s.flags, ids, n, &mut s.by_level[l], &mut s.counts, l)?;
         }
         let counts = dev.read(&s.counts, 0..levels.saturating_sub(1))?;
         for l in (0..levels.saturating_sub(1)).rev() {
