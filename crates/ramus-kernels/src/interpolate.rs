@@ -118,23 +118,12 @@ pub fn linear_weights<D: Dim, F: Real>(k: usize, t: usize, mut f: impl FnMut(usi
     }
 }
 
-/// Linear interpolation of populations: fine cell `t` of child `k` from `coarse(j)`, the
-/// population of the parent's coarse cell `j` (see [`linear_weights`]).
+/// Linear interpolation of populations (the paper's form): fine cell `t` of child `k`
+/// from `coarse(j)`, the population of the parent's coarse cell `j` (see
+/// [`linear_weights`]).
 #[inline(always)]
-pub fn interpolate_linear<L: VelocitySet, F: Real, G: FnMut(usize) -> L::Pop<F>>(
-    k: usize,
-    t: usize,
-    mut coarse: G,
-) -> L::Pop<F> {
-    let mut acc = L::Pop::<F>::default();
-    linear_weights::<L::Dim, F>(k, t, |j, w| {
-        let h = coarse(j);
-        L::unroll(
-            #[inline(always)]
-            |i| acc[i] += w * h[i],
-        );
-    });
-    acc
+pub fn interpolate_linear<L: VelocitySet, F: Real, G: FnMut(usize) -> L::Pop<F>>(k: usize, t: usize, coarse: G) -> L::Pop<F> {
+    interpolate_populations::<L, F, false, G>(k, t, coarse)
 }
 
 /// Cubic Lagrange weights at nodes 0, 1, 2, 3 for the coordinate `s`.
@@ -185,16 +174,33 @@ pub fn cubic_weights<D: Dim, F: Real>(k: usize, t: usize, mut f: impl FnMut(usiz
     }
 }
 
-/// Cubic interpolation of populations: fine cell `t` of child `k` from `coarse(j)` for
-/// all `4^D` coarse cells of the parent (see [`cubic_weights`]).
+/// Cubic interpolation of populations (the paper's form): fine cell `t` of child `k`
+/// from `coarse(j)` for all `4^D` coarse cells of the parent (see [`cubic_weights`]).
 #[inline(always)]
-pub fn interpolate_cubic<L: VelocitySet, F: Real, G: FnMut(usize) -> L::Pop<F>>(
+pub fn interpolate_cubic<L: VelocitySet, F: Real, G: FnMut(usize) -> L::Pop<F>>(k: usize, t: usize, coarse: G) -> L::Pop<F> {
+    interpolate_populations::<L, F, true, G>(k, t, coarse)
+}
+
+/// The weights of the linear (`CUBIC = false`, [`linear_weights`]) or cubic
+/// ([`cubic_weights`]) scheme.
+#[inline(always)]
+pub fn weights<D: Dim, F: Real, const CUBIC: bool>(k: usize, t: usize, f: impl FnMut(usize, F)) {
+    if CUBIC {
+        cubic_weights::<D, F>(k, t, f)
+    } else {
+        linear_weights::<D, F>(k, t, f)
+    }
+}
+
+/// Weighted sum of the populations `coarse(j)` with the scheme's weights.
+#[inline(always)]
+fn interpolate_populations<L: VelocitySet, F: Real, const CUBIC: bool, G: FnMut(usize) -> L::Pop<F>>(
     k: usize,
     t: usize,
     mut coarse: G,
 ) -> L::Pop<F> {
     let mut acc = L::Pop::<F>::default();
-    cubic_weights::<L::Dim, F>(k, t, |j, w| {
+    weights::<L::Dim, F, CUBIC>(k, t, |j, w| {
         let h = coarse(j);
         L::unroll(
             #[inline(always)]
@@ -260,7 +266,7 @@ pub fn interpolate_split<L: VelocitySet, F: Real, const CUBIC: bool, G: FnMut(us
     mut coarse: G,
 ) -> L::Pop<F> {
     let mut acc = Split::<L::Pop<F>, F>::default();
-    let mut add = |j: usize, w: F| {
+    weights::<L::Dim, F, CUBIC>(k, t, |j, w| {
         let s = coarse(j);
         acc.rho += w * s.rho;
         for a in 0..3 {
@@ -270,12 +276,7 @@ pub fn interpolate_split<L: VelocitySet, F: Real, const CUBIC: bool, G: FnMut(us
             #[inline(always)]
             |i| acc.neq[i] += w * s.neq[i],
         );
-    };
-    if CUBIC {
-        cubic_weights::<L::Dim, F>(k, t, &mut add);
-    } else {
-        linear_weights::<L::Dim, F>(k, t, &mut add);
-    }
+    });
     join::<L, F>(&acc)
 }
 
