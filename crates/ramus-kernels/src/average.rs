@@ -32,7 +32,7 @@ pub const AVERAGE_NOT_GHOST: u32 = 1;
 /// four cells deep).
 pub const AVERAGE_INTERFACE: u32 = 2;
 use crate::block::{cell_coords, cell_index};
-use crate::interpolate::{join, split, CommArgs, Split};
+use crate::interpolate::{add_scaled, join, split, CommArgs, Split};
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
@@ -74,14 +74,7 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     let mut acc = Split::<L::Pop<F>, F>::default();
     for n in 0..nc {
         let s = split::<L, F>(&fine(k, group_cell(t0, n)), F::ONE);
-        acc.rho += s.rho;
-        for a in 0..3 {
-            acc.j[a] += s.j[a];
-        }
-        L::unroll(
-            #[inline(always)]
-            |i| acc.neq[i] += s.neq[i],
-        );
+        add_scaled::<L, F>(&mut acc, F::ONE, &s);
     }
     let inv = F::ONE / F::from_f64(nc as f64);
     acc.rho *= inv;

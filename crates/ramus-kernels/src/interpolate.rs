@@ -219,6 +219,19 @@ pub struct Split<P, F> {
     pub neq: P,
 }
 
+/// `acc += w · s`, component by component.
+#[inline(always)]
+pub fn add_scaled<L: VelocitySet, F: Real>(acc: &mut Split<L::Pop<F>, F>, w: F, s: &Split<L::Pop<F>, F>) {
+    acc.rho += w * s.rho;
+    for a in 0..3 {
+        acc.j[a] += w * s.j[a];
+    }
+    L::unroll(
+        #[inline(always)]
+        |i| acc.neq[i] += w * s.neq[i],
+    );
+}
+
 /// Splits `h` into `ρ`, `ρu` and `(h − h^eq(ρ, u)) · factor` (see [`rescale`] for the
 /// factors).
 #[inline(always)]
@@ -266,17 +279,7 @@ pub fn interpolate_split<L: VelocitySet, F: Real, const CUBIC: bool, G: FnMut(us
     mut coarse: G,
 ) -> L::Pop<F> {
     let mut acc = Split::<L::Pop<F>, F>::default();
-    weights::<L::Dim, F, CUBIC>(k, t, |j, w| {
-        let s = coarse(j);
-        acc.rho += w * s.rho;
-        for a in 0..3 {
-            acc.j[a] += w * s.j[a];
-        }
-        L::unroll(
-            #[inline(always)]
-            |i| acc.neq[i] += w * s.neq[i],
-        );
-    });
+    weights::<L::Dim, F, CUBIC>(k, t, |j, w| add_scaled::<L, F>(&mut acc, w, &coarse(j)));
     join::<L, F>(&acc)
 }
 
@@ -352,33 +355,17 @@ impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for Int
 }
 
 kernel_args! {
-    /// Arguments of [`RescaleParents`] and [`InterpolateGhosts`].
+    /// Arguments of [`RescaleParents`] and [`InterpolateGhosts`]: those of the one-pass
+    /// exchange (`comm.list` holds the parents for [`RescaleParents`], the children with
+    /// ghost cells for [`InterpolateGhosts`]; `comm.masked` is not read) and the scratch.
     pub struct GhostArgs<F> {
-        /// Distribution pool.
-        pub f: *mut F,
-        /// Neighbour links.
-        pub nbr: *const i32,
-        /// Per-block boundary flags.
-        pub onb: *const u32,
-        /// Parent of each block.
-        pub parent: *const i32,
-        /// First child of each block.
-        pub child: *const i32,
-        /// Per-cell masks.
-        pub cell_mask: *const u8,
-        /// [`RescaleParents`]: the parents (item `i`: cell `i mod 4^D` of `list[i / 4^D]`);
-        /// [`InterpolateGhosts`]: the children with ghost cells.
-        pub list: *const u32,
+        pub comm: CommArgs<F>,
         /// Per block: its position in the parent list (read for the children's parents).
         pub slot: *mut u32,
         /// Split parent cells ([`split`]): component `i` of cell `t` at
         /// `((slot · (Q + 4)) + i) 4^D + t`, components `0 … Q − 1` the rescaled
         /// non-equilibrium part, then `ρ` and `ρu`.
         pub scratch: *mut F,
-        /// `τ_F/(2τ_C)`.
-        pub factor: F,
-        /// The coarse level's parameters.
-        pub params: StepParams<F>,
     }
 }
 
@@ -397,24 +384,25 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
     const THREADS: u32 = 128;
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &GhostArgs<F>) {
+    unsafe fn run(i: usize, g: &GhostArgs<F>) {
+        let a = &g.comm;
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let pos = i / m;
         let q = *a.list.add(pos) as usize;
         let t = i & (m - 1);
         if t == 0 {
-            *a.slot.add(q) = pos as u32;
+            *g.slot.add(q) = pos as u32;
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
         let s = split::<L, F>(&load_cell::<L, F, ODD>(&fld, &a.params, q, t), a.factor);
         let n = L::Q + 4;
         L::unroll(
             #[inline(always)]
-            |k| *a.scratch.add((pos * n + k) * m + t) = s.neq[k],
+            |k| *g.scratch.add((pos * n + k) * m + t) = s.neq[k],
         );
-        *a.scratch.add((pos * n + L::Q) * m + t) = s.rho;
+        *g.scratch.add((pos * n + L::Q) * m + t) = s.rho;
         for d in 0..3 {
-            *a.scratch.add((pos * n + L::Q + 1 + d) * m + t) = s.j[d];
+            *g.scratch.add((pos * n + L::Q + 1 + d) * m + t) = s.j[d];
         }
     }
 }
@@ -433,7 +421,8 @@ impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L,
     const THREADS: u32 = 128;
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &GhostArgs<F>) {
+    unsafe fn run(i: usize, g: &GhostArgs<F>) {
+        let a = &g.comm;
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let c = *a.list.add(i / m) as usize;
         let t = i & (m - 1);
@@ -442,16 +431,16 @@ impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L,
         }
         let q = *a.parent.add(c) as usize;
         let k = c - *a.child.add(q) as usize;
-        let base = *a.slot.add(q) as usize * (L::Q + 4) * m;
+        let base = *g.slot.add(q) as usize * (L::Q + 4) * m;
         let sample = |j: usize| {
             let mut s = Split::<L::Pop<F>, F>::default();
             L::unroll(
                 #[inline(always)]
-                |d| s.neq[d] = *a.scratch.add(base + d * m + j),
+                |d| s.neq[d] = *g.scratch.add(base + d * m + j),
             );
-            s.rho = *a.scratch.add(base + L::Q * m + j);
+            s.rho = *g.scratch.add(base + L::Q * m + j);
             for d in 0..3 {
-                s.j[d] = *a.scratch.add(base + (L::Q + 1 + d) * m + j);
+                s.j[d] = *g.scratch.add(base + (L::Q + 1 + d) * m + j);
             }
             s
         };

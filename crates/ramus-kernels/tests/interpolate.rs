@@ -396,21 +396,9 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
     let mut slot = vec![u32::MAX; total];
     let mut scratch = vec![0.0f64; (L::Q + 4) * m];
     let parents = [0u32];
-    let mut g = GhostArgs {
-        f: pl.f.as_mut_ptr(),
-        nbr: pl.nbr.as_ptr(),
-        onb: pl.onb.as_ptr(),
-        parent: pl.parent.as_ptr(),
-        child: pl.child.as_ptr(),
-        cell_mask: pl.mask.as_ptr(),
-        list: parents.as_ptr(),
-        slot: slot.as_mut_ptr(),
-        scratch: scratch.as_mut_ptr(),
-        factor: a,
-        params: StepParams { omega: 1.0, wall_u: [[0.0; 3]; 6] },
-    };
+    let mut g = GhostArgs { comm: pl.args(&parents, a, true), slot: slot.as_mut_ptr(), scratch: scratch.as_mut_ptr() };
     run_all::<RescaleParents<L, f64, ODD>>(m, &g);
-    g.list = children.as_ptr();
+    g.comm.list = children.as_ptr();
     run_all::<InterpolateGhosts<L, f64, CUBIC>>(nc * m, &g);
     assert_eq!(slot[0], 0, "{name}: parent slot recorded");
     for k in 0..nc {

@@ -108,7 +108,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     }
 
     /// Interpolates level `l` (in layout `odd`) into the ghost cells of level `l + 1`: the
-    /// parents' cells are rescaled once into the scratch buffer, then sampled. Small
+    /// parents' cells are split (and rescaled) once into the scratch buffer, then sampled. Small
     /// exchanges, where launches cost more than the arithmetic, take the one-pass kernel
     /// instead (bitwise the same values).
     pub fn interpolate_ghosts(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
@@ -121,24 +121,14 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             let list = mesh.device.cptr(&self.schedule.levels[l + 1].ghosts.ids);
             return self.interpolate(mesh, list, n_g, l, odd, true);
         }
-        let dev = &mesh.device;
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
-        let mut args = GhostArgs {
-            f: dev.ptr(&mut self.f),
-            nbr: dev.cptr(&mesh.nbr),
-            onb: dev.cptr(&mesh.onb),
-            parent: dev.cptr(&mesh.parent),
-            child: dev.cptr(&mesh.child),
-            cell_mask: dev.cptr(&mesh.cell_mask),
-            list: dev.cptr(&self.schedule.levels[l].parents.ids),
-            slot: dev.ptr(&mut self.slot),
-            scratch: dev.ptr(&mut self.scratch),
-            factor: F::from_f64(factor),
-            params: self.params[l],
-        };
+        let parents = mesh.device.cptr(&self.schedule.levels[l].parents.ids);
+        let comm = self.comm_args(mesh, parents, factor, true, l);
+        let dev = &mesh.device;
+        let mut args = GhostArgs { comm, slot: dev.ptr(&mut self.slot), scratch: dev.ptr(&mut self.scratch) };
         let t = self.start();
         // SAFETY: the parent list holds `n_p` blocks of level `l` (every parent of a ghost
-        // block on level `l + 1`), the scratch holds `n_p Q 4^D` values (sized at the last
+        // block on level `l + 1`), the scratch holds `n_p (Q + 4) 4^D` values (sized at the last
         // rebuild), `slot` one entry per pool block; the ghost list holds `n_g` blocks.
         unsafe {
             if odd {
@@ -146,7 +136,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             } else {
                 dev.launch::<RescaleParents<Q, F, false>>(n_p * m, args)?
             }
-            args.list = dev.cptr(&self.schedule.levels[l + 1].ghosts.ids);
+            args.comm.list = dev.cptr(&self.schedule.levels[l + 1].ghosts.ids);
             match self.interpolation {
                 Interpolation::Linear => dev.launch::<InterpolateGhosts<Q, F, false>>(n_g * m, args)?,
                 Interpolation::Cubic => dev.launch::<InterpolateGhosts<Q, F, true>>(n_g * m, args)?,
