@@ -282,7 +282,7 @@ fn refinement_criterion_parameters() {
 #[test]
 fn refinement_wall_distance_and_faces() {
     let walls = |faces: Vec<Face>, distance| {
-        refined(move |r| r.walls = Some(ramus::WallRefinement { faces, distance }))
+        refined(move |r| r.walls = Some(ramus::WallRefinement { faces, distance, obstacles: false }))
     };
     assert_invalid(walls(vec![Face::XMin], -1.0).validate(2), "walls.distance");
     assert_invalid(walls(vec![Face::ZMax], 2.0).validate(2), "walls.faces");
@@ -340,4 +340,61 @@ fn user_criterion_mark_out_of_range() {
     let c = box_config([16, 16, 0]).levels(2);
     let mut forest = Forest::<D2, D2Q9, f64>::new(c).expect("forest");
     assert_invalid(forest.adapt_with(|_| 7), "mark");
+}
+
+// --- Open boundaries and obstacles (issue: flow past a square cylinder) ---
+
+#[test]
+fn inlet_speed_too_fast() {
+    let c = box_config([16, 16, 0]).boundary(Face::XMin, Boundary::velocity([0.3, 0.0, 0.0]));
+    assert_invalid(Forest::<D2, D2Q9, f64>::new(c).map(|_| ()), "inlet velocity");
+}
+
+#[test]
+fn outlet_density_out_of_range() {
+    let c = box_config([16, 16, 0]).boundary(Face::XMax, Boundary::Pressure { density: 1.5 });
+    assert_invalid(Forest::<D2, D2Q9, f64>::new(c).map(|_| ()), "outlet density");
+}
+
+#[test]
+fn obstacle_outside_domain() {
+    let c = box_config([16, 16, 0]).obstacle(ramus::Shape::square([15.0, 8.0, 0.0], 4.0));
+    assert_invalid(Forest::<D2, D2Q9, f64>::new(c).map(|_| ()), "obstacle position");
+    let c = box_config([16, 16, 0]).obstacle(ramus::Shape::circle([8.0, -1.0, 0.0], 2.0));
+    assert_invalid(Forest::<D2, D2Q9, f64>::new(c).map(|_| ()), "obstacle position");
+}
+
+#[test]
+fn obstacle_degenerate() {
+    let c = box_config([16, 16, 0]).obstacle(ramus::Shape::Box { min: [4.0, 4.0, 0.0], max: [4.0, 6.0, 0.0] });
+    assert_invalid(Forest::<D2, D2Q9, f64>::new(c).map(|_| ()), "obstacle box");
+    let c = box_config([16, 16, 0]).obstacle(ramus::Shape::circle([8.0, 8.0, 0.0], 0.0));
+    assert_invalid(Forest::<D2, D2Q9, f64>::new(c).map(|_| ()), "obstacle sphere");
+}
+
+#[test]
+fn too_many_obstacles() {
+    let mut c = box_config([64, 64, 0]);
+    for k in 0..=ramus::kernels::obstacle::MAX_SHAPES {
+        c = c.obstacle(ramus::Shape::circle([4.0 + 6.0 * k as f64, 8.0, 0.0], 1.0));
+    }
+    assert_invalid(Forest::<D2, D2Q9, f64>::new(c).map(|_| ()), "obstacles");
+}
+
+#[test]
+fn force_on_unknown_obstacle() {
+    let c = box_config([16, 16, 0]).obstacle(ramus::Shape::circle([8.0, 8.0, 0.0], 2.0));
+    let mut forest = Forest::<D2, D2Q9, f64>::new(c).expect("forest");
+    assert_invalid(forest.force(Some(1)), "obstacle");
+}
+
+#[test]
+fn cylinder_parameters() {
+    use ramus::cases::cylinder::Cylinder;
+    let ok = Cylinder { root: 128, levels: 2, ..Cylinder::default() };
+    assert!(ok.forest_config(Backend::Cpu).is_ok());
+    assert_invalid(Cylinder { root: 100, ..ok.clone() }.forest_config(Backend::Cpu), "root");
+    assert_invalid(Cylinder { height: 15.5, ..ok.clone() }.forest_config(Backend::Cpu), "height");
+    assert_invalid(Cylinder { u0: 0.3, ..ok.clone() }.forest_config(Backend::Cpu), "u0");
+    assert_invalid(Cylinder { re: -1.0, ..ok.clone() }.forest_config(Backend::Cpu), "re");
 }

@@ -14,7 +14,7 @@ fn frozen_wall_refinement_at_construction() {
     // d_spec = 4 root cells: level-L blocks closer than 4 / 2^L to y = 0 refine.
     let config = box2(3).refinement(Refinement {
         levels: 3,
-        walls: Some(WallRefinement { faces: vec![Face::YMin], distance: 4.0 }),
+        walls: Some(WallRefinement { faces: vec![Face::YMin], distance: 4.0, obstacles: false }),
         ..Refinement::default()
     });
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");

@@ -133,9 +133,8 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F,
                 return;
             }
         }
-        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
-        let p = &a.params;
-        let h = average::<L, F, _>(j, a.factor, |k, t| load_cell::<L, F, false>(&fld, p, first + k, t));
-        store_cell::<L, F, ODD>(&fld, p, q, j, &h);
+        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
+        let h = average::<L, F, _>(j, a.factor, |k, t| load_cell::<L, F, false>(&fld, first + k, t));
+        store_cell::<L, F, ODD>(&fld, q, j, &h);
     }
 }

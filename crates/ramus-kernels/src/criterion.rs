@@ -23,7 +23,7 @@ use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
-use crate::stream::{lattice_suffix, load_cell, Field, StepParams};
+use crate::stream::{lattice_suffix, load_cell, Field};
 
 kernel_args! {
     /// Arguments of [`CellVorticity`].
@@ -43,15 +43,15 @@ kernel_args! {
         /// `length · 2^level`: converts a velocity difference per cell of the level to
         /// (lattice velocity) per reference length.
         pub scale: F,
-        /// The level's parameters (wall velocities for the odd layout).
-        pub params: StepParams<F>,
+        /// Per-block solid-cell masks (see [`Field::solid`]).
+        pub solid: *const u64,
     }
 }
 
 /// Velocity of cell `t` of block `b`.
 #[inline(always)]
-unsafe fn velocity<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, p: &StepParams<F>, b: usize, t: usize) -> [F; 3] {
-    let h = load_cell::<L, F, ODD>(fld, p, b, t);
+unsafe fn velocity<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, b: usize, t: usize) -> [F; 3] {
+    let h = load_cell::<L, F, ODD>(fld, b, t);
     moments::<L, F>(&h).1
 }
 
@@ -61,7 +61,6 @@ unsafe fn velocity<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, p: 
 #[inline(always)]
 unsafe fn derivative<L: VelocitySet, F: Real, const ODD: bool>(
     fld: &Field<F>,
-    p: &StepParams<F>,
     b: usize,
     x: [i32; 3],
     u0: [F; 3],
@@ -71,12 +70,12 @@ unsafe fn derivative<L: VelocitySet, F: Real, const ODD: bool>(
     let nb = <L::Dim as Dim>::NEIGHBORS;
     let (lp, tp) = resolve(fld.nbr, b, x, e, d, nb);
     if lp >= 0 {
-        let u = velocity::<L, F, ODD>(fld, p, lp as usize, tp);
+        let u = velocity::<L, F, ODD>(fld, lp as usize, tp);
         return [u[0] - u0[0], u[1] - u0[1], u[2] - u0[2]];
     }
     let (lm, tm) = resolve(fld.nbr, b, x, [-e[0], -e[1], -e[2]], d, nb);
     if lm >= 0 {
-        let u = velocity::<L, F, ODD>(fld, p, lm as usize, tm);
+        let u = velocity::<L, F, ODD>(fld, lm as usize, tm);
         return [u0[0] - u[0], u0[1] - u[1], u0[2] - u[2]];
     }
     [F::ZERO; 3]
@@ -103,14 +102,13 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CellVorticity<L, F, OD
             return;
         }
         let t = i & (m - 1);
-        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
-        let p = &a.params;
+        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let x = cell_coords(t);
-        let u0 = velocity::<L, F, ODD>(&fld, p, b, t);
+        let u0 = velocity::<L, F, ODD>(&fld, b, t);
         // Constant axes only: a run-time-indexed gradient array would go to local memory.
-        let gx = derivative::<L, F, ODD>(&fld, p, b, x, u0, [1, 0, 0]);
-        let gy = derivative::<L, F, ODD>(&fld, p, b, x, u0, [0, 1, 0]);
-        let gz = if d == 3 { derivative::<L, F, ODD>(&fld, p, b, x, u0, [0, 0, 1]) } else { [F::ZERO; 3] };
+        let gx = derivative::<L, F, ODD>(&fld, b, x, u0, [1, 0, 0]);
+        let gy = derivative::<L, F, ODD>(&fld, b, x, u0, [0, 1, 0]);
+        let gz = if d == 3 { derivative::<L, F, ODD>(&fld, b, x, u0, [0, 0, 1]) } else { [F::ZERO; 3] };
         let wx = gy[2] - gz[1];
         let wy = gz[0] - gx[2];
         let wz = gx[1] - gy[0];

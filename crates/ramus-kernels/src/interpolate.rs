@@ -40,7 +40,7 @@ use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
-use crate::stream::{lattice_suffix, load_cell, store_cell, Field, StepParams};
+use crate::stream::{lattice_suffix, load_cell, store_cell, Field};
 
 /// Dupuis–Chopard rescaling of the non-equilibrium part (paper, eqs. "f^F ≈ f^{C,eq} +
 /// (f^C − f^{C,eq}) τ^F/τ^C" and its fine → coarse counterpart): replaces `h` by
@@ -306,9 +306,8 @@ kernel_args! {
         /// Interpolation: nonzero writes ghost cells only, zero every cell. Averaging:
         /// the `AVERAGE_*` mode of [`crate::average`].
         pub masked: u32,
-        /// The coarse level's parameters (wall velocities for its boundary blocks in the
-        /// odd layout).
-        pub params: StepParams<F>,
+        /// Per-block solid-cell masks (see [`crate::stream::Field::solid`]).
+        pub solid: *const u64,
     }
 }
 
@@ -344,13 +343,12 @@ impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for Int
         }
         let q = *a.parent.add(c) as usize;
         let k = c - *a.child.add(q) as usize;
-        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
-        let p = &a.params;
+        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let factor = a.factor;
-        let sample = |j: usize| split::<L, F>(&load_cell::<L, F, ODD>(&fld, p, q, j), factor);
+        let sample = |j: usize| split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, j), factor);
         let h = interpolate_split::<L, F, CUBIC, _>(k, t, sample);
         // The fine level is between its two steps of a coarse step: natural layout.
-        store_cell::<L, F, false>(&fld, p, c, t, &h);
+        store_cell::<L, F, false>(&fld, c, t, &h);
     }
 }
 
@@ -393,8 +391,8 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
         if t == 0 {
             *g.slot.add(q) = pos as u32;
         }
-        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
-        let s = split::<L, F>(&load_cell::<L, F, ODD>(&fld, &a.params, q, t), a.factor);
+        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
+        let s = split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, t), a.factor);
         let n = L::Q + 4;
         L::unroll(
             #[inline(always)]
@@ -445,7 +443,7 @@ impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L,
             s
         };
         let h = interpolate_split::<L, F, CUBIC, _>(k, t, sample);
-        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
-        store_cell::<L, F, false>(&fld, &a.params, c, t, &h);
+        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
+        store_cell::<L, F, false>(&fld, c, t, &h);
     }
 }

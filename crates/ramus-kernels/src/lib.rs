@@ -13,7 +13,8 @@
 //! - [`lattice`]: velocity sets D2Q9, D3Q19, D3Q27 (section "Lattice Boltzmann Method").
 //! - [`block`]: cell-block geometry, neighbour-link indexing and sentinels (section "Data Structures").
 //! - [`collide`]: equilibrium, moments and BGK relaxation (section "Collision").
-//! - [`stream`]: in-place streaming fused with collision, boundary links (section "Streaming").
+//! - [`stream`]: in-place streaming fused with collision, boundary conditions (sections "Streaming", "Lattice Boltzmann Method").
+//! - [`obstacle`]: solid cells, refinement toward obstacles, momentum-exchange forces (section "Flow Past a Square Cylinder").
 //! - [`interpolate`], [`average`]: rescaling, coarse → fine interpolation and fine → coarse averaging (section "Grid Communication").
 //! - [`schedule`]: the per-level work lists of the recursive advance (section "Grid Advancement").
 //! - [`criterion`]: vorticity and the log₂ level rule (solver section "Adaptive Mesh Refinement").
@@ -31,6 +32,7 @@ pub mod criterion;
 pub mod interpolate;
 pub mod lattice;
 pub mod launch;
+pub mod obstacle;
 pub mod primitives;
 pub mod real;
 pub mod schedule;

@@ -23,6 +23,9 @@ pub const SELECT_LEVEL: u32 = 4;
 /// [`FlagBlocks`] selector: blocks with a child marked [`crate::amr::MARK_COARSEN`] (the
 /// candidates for coarsening; `FlagArgs::level_of` holds the children per block).
 pub const SELECT_COARSENING: u32 = 5;
+/// [`FlagBlocks`] selector: leaves flagged [`crate::stream::ONB_SOLID`] in `FlagArgs::onb`
+/// (the blocks the force on an obstacle is summed over).
+pub const SELECT_OBSTACLE_LEAVES: u32 = 6;
 
 
 kernel_args! {
@@ -42,6 +45,8 @@ kernel_args! {
         pub child: *const i32,
         /// Marks of the pool ([`SELECT_COARSENING`]).
         pub mark: *const i32,
+        /// The solver's per-block flags ([`SELECT_OBSTACLE_LEAVES`]; may be null otherwise).
+        pub onb: *const u32,
         /// One flag per item.
         pub flags: *mut u32,
         /// `SELECT_*`.
@@ -68,6 +73,7 @@ impl Kernel for FlagBlocks {
             SELECT_LEAVES => s == status::UNREFINED,
             SELECT_PARENTS => status::has_children(s),
             SELECT_LEVEL => *a.level.add(b) == a.level_of,
+            SELECT_OBSTACLE_LEAVES => s == status::UNREFINED && *a.onb.add(b) & crate::stream::ONB_SOLID != 0,
             _ => {
                 let mut any = false;
                 if status::has_children(s) {

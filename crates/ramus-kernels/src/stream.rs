@@ -12,22 +12,53 @@
 //!   layout.
 //!
 //! Every memory location is read and written by the same cell within a step, so a step
-//! is race-free in place. Walls need work only in the odd step, where a link leaves the
-//! level: half-way bounce-back with a wall velocity (paper eq. "Known u_w", ρ_w = 1),
-//! `f_ī(x) = f*_i(x) − 2 w_i ρ_w (c_i·u_w)/c_s²`, lands in the cell's own slot. Half-way
-//! bounce-back is second-order accurate for a wall half-way between cell centres.
+//! is race-free in place.
 //!
-//! Populations are stored shifted, `h = f − w` (see [`crate::collide`]); the wall term is
-//! additive, so it is the same for `h` and `f`.
+//! **Boundaries** are applied when a population is stored ("bounce at store"): a
+//! post-collision `h*_i` whose link leaves the fluid (a domain face, a solid cell, or no
+//! block on the level) is turned into the population `h_ī` that comes back and written to
+//! the cell's own slot `ī`, the slot the cell reads `ī` from next step in either layout.
+//! The collision's moments are at hand then, which the pressure condition needs. The
+//! rules (paper, section "Lattice Boltzmann Method", from Krüger et al. 2017, §5.3):
+//!
+//! - **velocity** (no-slip and moving walls, inlets, far field) by half-way bounce-back
+//!   with a known wall velocity, `f_ī = f*_i − 2 w_i ρ_w (c_i·u_w)/c_s²`, `ρ_w = 1`:
+//!   second-order accurate for a wall half-way between cell centres;
+//! - **pressure** (outlets) by anti-bounce-back with a known density,
+//!   `f_ī = −f*_i + 2 w_i ρ_w (1 + (c_i·u_w)²/(2c_s⁴) − u_w·u_w/(2c_s²))`, with `u_w`
+//!   the velocity of the boundary cell (the paper's estimate; the wall value would need an
+//!   extrapolation). That estimate makes it first-order accurate in `u_w`; the paper
+//!   refines the outlet to make the error negligible. (The paper prints `c_i·u_w` where
+//!   Krüger et al. have `(c_i·u_w)²`; the square is the equilibrium's even part.)
+//! - **solid cells** (obstacles) by resting half-way bounce-back, `f_ī = f*_i`.
+//!
+//! Populations are stored shifted, `h = f − w` (see [`crate::collide`]); with `w_ī = w_i`
+//! the rules become `h_ī = h*_i − 6 w_i (c_i·u_w)` and
+//! `h_ī = −h*_i + 2 w_i (ρ_w − 1) + 2 w_i ρ_w (9/2 (c_i·u)² − 3/2 u·u)`.
 
 use core::marker::PhantomData;
 
 use crate::block::{self, boundary_faces, cell_coords, cell_index, link_face};
-use crate::collide::{bgk, c_dot};
+use crate::collide::{bgk, c_dot, usq_term};
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
+
+/// Face kind in [`StepParams::face_kind`]: half-way bounce-back with a known velocity.
+pub const FACE_VELOCITY: u32 = 0;
+/// Face kind in [`StepParams::face_kind`]: anti-bounce-back with a known density.
+pub const FACE_PRESSURE: u32 = 1;
+
+/// Per-block flag in `onb`: a neighbour link of the block is negative (domain boundary or
+/// no block on the level), the paper's `cblock_ID_onb`.
+pub const ONB_LINKS: u32 = 1;
+/// Per-block flag in `onb`: the block or one of its neighbours has solid cells.
+pub const ONB_SOLID: u32 = 2;
+
+/// Link value of a neighbour cell that is solid (an obstacle): distinct from
+/// [`block::N_SKIP`] and every [`block::boundary_link`].
+pub const SOLID_LINK: i32 = i32::MIN;
 
 /// Parameters shared by all cells of one launch.
 #[repr(C)]
@@ -37,9 +68,14 @@ pub struct StepParams<F> {
     pub omega: F,
     /// Wall velocity of each domain face, in the order of [`crate::block::face`].
     pub wall_u: [[F; 3]; 6],
+    /// Wall density `ρ_w` of each face ([`FACE_PRESSURE`] faces).
+    pub wall_rho: [F; 6],
+    /// [`FACE_VELOCITY`] or [`FACE_PRESSURE`] per face (two slots of padding).
+    pub face_kind: [u32; 8],
 }
 
-// SAFETY: `#[repr(C)]` and only `F` fields, so no padding; `F: Pod`.
+// SAFETY: `#[repr(C)]`; `F` fields (25 of them) then 8 `u32`: 4-byte types pack, and for
+// 8-byte `F` the `u32` block starts and ends on an 8-byte boundary, so there is no padding.
 unsafe impl<F: Real> bytemuck::Zeroable for StepParams<F> {}
 unsafe impl<F: Real> bytemuck::Pod for StepParams<F> {}
 
@@ -54,9 +90,12 @@ pub struct Field<F> {
     pub f: *mut F,
     /// Neighbour links, `3^D` per block.
     pub nbr: *const i32,
-    /// Per block: nonzero if any link is negative (domain boundary or no neighbour on the
-    /// level), the paper's `cblock_ID_onb`. Lets every other block skip the wall logic.
+    /// Per block: [`ONB_LINKS`] | [`ONB_SOLID`] flags. Lets every other block skip the
+    /// boundary logic (uniform across a block: no divergence on the GPU).
     pub onb: *const u32,
+    /// Per block: bit `t` set if cell `t` is solid. Read only for blocks flagged
+    /// [`ONB_SOLID`] (may be null when none is).
+    pub solid: *const u64,
 }
 
 /// Index of direction `i` of cell `t` of block `b` in the pool.
@@ -66,21 +105,44 @@ pub const fn pool_index<L: VelocitySet>(b: usize, i: usize, t: usize) -> usize {
     (b * L::Q + i) * m + t
 }
 
-/// Bounce-back momentum term `2 w_i ρ_w (c_i·u_w)/c_s²` with `ρ_w = 1` for a link that
-/// leaves the level through `link`; zero for in-level links and [`block::N_SKIP`].
+/// Whether cell `t` of block `b` is solid (`b` flagged [`ONB_SOLID`] or a neighbour of
+/// one, so that `solid` is allocated).
 #[inline(always)]
-fn wall_term<L: VelocitySet, F: Real>(p: &StepParams<F>, link: i32, i: usize) -> F {
+unsafe fn is_solid<F>(fld: &Field<F>, b: usize, t: usize) -> bool {
+    (*fld.solid.add(b) >> t) & 1 != 0
+}
+
+/// The population `h_ī` that comes back to a cell from a link that leaves the fluid,
+/// given the post-collision `hs = h*_i` sent into it and the cell's velocity `u` (see the
+/// module documentation for the rules).
+#[inline(always)]
+pub fn bounce<L: VelocitySet, F: Real>(p: &StepParams<F>, link: i32, i: usize, hs: F, u: [F; 3]) -> F {
     let faces = boundary_faces(link);
-    let face = if faces == 0 { 6 } else { link_face(faces) };
+    if faces == 0 {
+        // A solid cell, or no block on the level: a resting wall.
+        return hs;
+    }
+    let face = link_face(faces);
     // Constant indices: a run-time index into the parameter array would copy it to local
     // memory on the GPU for every thread.
-    let mut u = [F::ZERO; 3];
+    let mut uw = [F::ZERO; 3];
+    let mut rho = F::ONE;
+    let mut kind = FACE_VELOCITY;
     for k in 0..6 {
         if k == face {
-            u = p.wall_u[k];
+            uw = p.wall_u[k];
+            rho = p.wall_rho[k];
+            kind = p.face_kind[k];
         }
     }
-    F::from_f64(6.0 * L::W[i]) * c_dot(L::C[i], u)
+    let w = F::from_f64(L::W[i]);
+    if kind == FACE_PRESSURE {
+        let cu = c_dot(L::C[i], u);
+        let two_w = w + w;
+        -hs + two_w * (rho - F::ONE) + two_w * rho * (F::from_f64(4.5) * cu * cu - usq_term(u))
+    } else {
+        hs - F::from_f64(6.0) * w * c_dot(L::C[i], uw)
+    }
 }
 
 /// Local index of the neighbour of local cell `x` at offset `d`, wrapped into its block.
@@ -90,28 +152,30 @@ fn wrapped(x: [i32; 3], d: [i32; 3]) -> usize {
 }
 
 /// For every direction `i`, the link crossed by the offset `−c_i` from cell `x` of block
-/// `b` (the block itself when it stays inside). In the odd step, direction `i` is read
-/// through `links[i]`, and direction `ī` is written through the same link to the same
-/// location: each location is read and written by one cell.
+/// `b` (the block itself when it stays inside), or [`SOLID_LINK`] when `solid` and the
+/// neighbour cell there is solid. In the odd step, direction `i` is read through
+/// `links[i]`, and direction `ī` is written through the same link to the same location:
+/// each location is read and written by one cell.
 ///
 /// # Safety
-/// `fld.nbr` must hold the links of block `b`.
+/// `fld.nbr` must hold the links of block `b`; with `solid`, `fld.solid` the masks of its
+/// neighbours.
 #[inline(always)]
-pub unsafe fn odd_links<L: VelocitySet, F>(fld: &Field<F>, b: usize, x: [i32; 3]) -> L::Pop<i32> {
+pub unsafe fn odd_links<L: VelocitySet, F>(fld: &Field<F>, b: usize, x: [i32; 3], solid: bool) -> L::Pop<i32> {
     let mut links = L::Pop::<i32>::default();
     L::unroll(
         #[inline(always)]
         |i| {
             let c = L::C[i];
-            links[i] = block::resolve(
+            let (link, local) = block::resolve(
                 fld.nbr,
                 b,
                 x,
                 [-c[0], -c[1], -c[2]],
                 <L::Dim as Dim>::D,
                 <L::Dim as Dim>::NEIGHBORS,
-            )
-            .0;
+            );
+            links[i] = if solid && i != 0 && link >= 0 && is_solid(fld, link as usize, local) { SOLID_LINK } else { link };
         },
     );
     links
@@ -119,15 +183,14 @@ pub unsafe fn odd_links<L: VelocitySet, F>(fld: &Field<F>, b: usize, x: [i32; 3]
 
 /// Pre-collision populations of cell `t` of block `b`, for a state reached after an even
 /// (`ODD = false`) or odd (`ODD = true`, `links` from [`odd_links`]) number of steps.
-/// `WALLS = false` assumes no link of `b` is negative, which keeps the addressing free of
-/// branches; [`stream_collide`] and [`load_cell`] pick it from `onb`.
+/// `WALLS = false` assumes no link of `b` leaves the fluid, which keeps the addressing
+/// free of branches; [`stream_collide`] and [`load_cell`] pick it from `onb`.
 ///
 /// # Safety
 /// `fld` must describe live allocations that hold block `b` and all its linked blocks.
 #[inline(always)]
 pub unsafe fn load<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
     fld: &Field<F>,
-    p: &StepParams<F>,
     b: usize,
     t: usize,
     links: &L::Pop<i32>,
@@ -137,26 +200,22 @@ pub unsafe fn load<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
     L::unroll(
         #[inline(always)]
         |i| {
-            h[i] = if !ODD || i == 0 {
-                *fld.f.add(pool_index::<L>(b, i, t))
-            } else {
+            let link = links[i];
+            h[i] = if ODD && i != 0 && (!WALLS || link >= 0) {
+                // Slot ī of x − c_i.
                 let c = L::C[i];
-                let link = links[i];
-                if !WALLS || link >= 0 {
-                    // Slot ī of x − c_i.
-                    *fld.f.add(pool_index::<L>(link as usize, L::opposite(i), wrapped(x, [-c[0], -c[1], -c[2]])))
-                } else {
-                    // h*_ī went into the wall last step, was stored in the own slot i, and
-                    // comes back as h_i.
-                    *fld.f.add(pool_index::<L>(b, i, t)) + wall_term::<L, F>(p, link, i)
-                }
+                *fld.f.add(pool_index::<L>(link as usize, L::opposite(i), wrapped(x, [-c[0], -c[1], -c[2]])))
+            } else {
+                // Own slot i: the natural layout, or what bounced back from a boundary.
+                *fld.f.add(pool_index::<L>(b, i, t))
             };
         },
     );
     h
 }
 
-/// Writes post-collision populations of cell `t` of block `b` (see [`load`]).
+/// Writes post-collision populations `h` of cell `t` of block `b`, whose pre-collision
+/// velocity was `u` (see [`load`]); links that leave the fluid bounce back.
 ///
 /// # Safety
 /// As for [`load`].
@@ -168,30 +227,43 @@ pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>
     t: usize,
     links: &L::Pop<i32>,
     h: &L::Pop<F>,
+    u: [F; 3],
 ) {
     let x = cell_coords(t);
     L::unroll(
         #[inline(always)]
         |i| {
             let ib = L::opposite(i);
-            if !ODD || i == 0 {
-                *fld.f.add(pool_index::<L>(b, ib, t)) = h[i];
+            // x + c_i = x − c_ī: the link was resolved for direction ī.
+            let link = links[ib];
+            if i != 0 && WALLS && link < 0 {
+                *fld.f.add(pool_index::<L>(b, ib, t)) = bounce::<L, F>(p, link, i, h[i], u);
+            } else if ODD && i != 0 {
+                // Slot i of x + c_i.
+                *fld.f.add(pool_index::<L>(link as usize, i, wrapped(x, L::C[i]))) = h[i];
             } else {
-                // x + c_i = x − c_ī: the link was resolved for direction ī.
-                let link = links[ib];
-                if !WALLS || link >= 0 {
-                    // Slot i of x + c_i.
-                    *fld.f.add(pool_index::<L>(link as usize, i, wrapped(x, L::C[i]))) = h[i];
-                } else {
-                    // Bounced back into the own slot ī.
-                    *fld.f.add(pool_index::<L>(b, ib, t)) = h[i] - wall_term::<L, F>(p, link, i);
-                }
+                *fld.f.add(pool_index::<L>(b, ib, t)) = h[i];
             }
         },
     );
 }
 
-/// One fused collide-and-stream step of cell `t` in block `b`.
+/// Loads, collides and stores one cell with the boundary logic on or off.
+#[inline(always)]
+unsafe fn step_cell<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
+    fld: &Field<F>,
+    p: &StepParams<F>,
+    b: usize,
+    t: usize,
+    links: &L::Pop<i32>,
+) {
+    let mut h = load::<L, F, ODD, WALLS>(fld, b, t, links);
+    let (_, u) = bgk::<L, F>(&mut h, p.omega);
+    store::<L, F, ODD, WALLS>(fld, p, b, t, links, &h, u);
+}
+
+/// One fused collide-and-stream step of cell `t` in block `b`. Solid cells are skipped:
+/// no link leads into them, so their slots are never read.
 ///
 /// # Safety
 /// As for [`load`]; the step must cover all cells of the level before the next starts.
@@ -202,46 +274,41 @@ pub unsafe fn stream_collide<L: VelocitySet, F: Real, const ODD: bool>(
     b: usize,
     t: usize,
 ) {
-    if !ODD {
-        let none = L::Pop::<i32>::default();
-        let mut h = load::<L, F, false, false>(fld, p, b, t, &none);
-        bgk::<L, F>(&mut h, p.omega);
-        store::<L, F, false, false>(fld, p, b, t, &none, &h);
+    // Uniform across the cells of a block: no divergence on the GPU.
+    let flags = *fld.onb.add(b);
+    if flags == 0 {
+        let links = if ODD { odd_links::<L, F>(fld, b, cell_coords(t), false) } else { L::Pop::<i32>::default() };
+        return step_cell::<L, F, ODD, false>(fld, p, b, t, &links);
+    }
+    let solid = flags & ONB_SOLID != 0;
+    if solid && is_solid(fld, b, t) {
         return;
     }
-    let links = odd_links::<L, F>(fld, b, cell_coords(t));
-    // Uniform across the cells of a block: no divergence on the GPU.
-    if *fld.onb.add(b) != 0 {
-        let mut h = load::<L, F, true, true>(fld, p, b, t, &links);
-        bgk::<L, F>(&mut h, p.omega);
-        store::<L, F, true, true>(fld, p, b, t, &links, &h);
-    } else {
-        let mut h = load::<L, F, true, false>(fld, p, b, t, &links);
-        bgk::<L, F>(&mut h, p.omega);
-        store::<L, F, true, false>(fld, p, b, t, &links, &h);
-    }
+    let links = odd_links::<L, F>(fld, b, cell_coords(t), solid);
+    step_cell::<L, F, ODD, true>(fld, p, b, t, &links);
 }
 
 /// Pre-collision populations of cell `t` of block `b` after an even (`ODD = false`) or
-/// odd number of steps, picking the wall handling from `onb`.
+/// odd number of steps, picking the boundary handling from `onb`; zero (the rest state)
+/// for a solid cell.
 ///
 /// # Safety
 /// As for [`load`].
 #[inline(always)]
-pub unsafe fn load_cell<L: VelocitySet, F: Real, const ODD: bool>(
-    fld: &Field<F>,
-    p: &StepParams<F>,
-    b: usize,
-    t: usize,
-) -> L::Pop<F> {
-    if !ODD {
-        return load::<L, F, false, false>(fld, p, b, t, &L::Pop::<i32>::default());
+pub unsafe fn load_cell<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, b: usize, t: usize) -> L::Pop<F> {
+    let flags = *fld.onb.add(b);
+    let solid = flags & ONB_SOLID != 0;
+    if solid && is_solid(fld, b, t) {
+        return L::Pop::<F>::default();
     }
-    let links = odd_links::<L, F>(fld, b, cell_coords(t));
-    if *fld.onb.add(b) != 0 {
-        load::<L, F, true, true>(fld, p, b, t, &links)
+    if !ODD {
+        return load::<L, F, false, false>(fld, b, t, &L::Pop::<i32>::default());
+    }
+    let links = odd_links::<L, F>(fld, b, cell_coords(t), solid);
+    if flags != 0 {
+        load::<L, F, true, true>(fld, b, t, &links)
     } else {
-        load::<L, F, true, false>(fld, p, b, t, &links)
+        load::<L, F, true, false>(fld, b, t, &links)
     }
 }
 
@@ -252,11 +319,13 @@ kernel_args! {
         pub f: *mut F,
         /// Neighbour links.
         pub nbr: *const i32,
-        /// Per-block boundary flags.
+        /// Per-block boundary flags ([`ONB_LINKS`], [`ONB_SOLID`]).
         pub onb: *const u32,
+        /// Per-block solid-cell masks (see [`Field::solid`]).
+        pub solid: *const u64,
         /// Blocks to advance (an ID set); item `i` is cell `i mod 4^D` of block `ids[i / 4^D]`.
         pub ids: *const u32,
-        /// Relaxation rate and wall velocities.
+        /// Relaxation rate and face conditions.
         pub params: StepParams<F>,
     }
 }
@@ -290,16 +359,17 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for StreamCollide<L, F, OD
     unsafe fn run(i: usize, a: &StreamArgs<F>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.ids.add(i / m) as usize; // m is a power of two: a shift
-        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb };
+        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         stream_collide::<L, F, ODD>(&fld, &a.params, b, i & (m - 1));
     }
 }
 
 /// Writes `h` as the pre-collision populations of cell `t` of block `b` in the layout of
 /// a state reached after an even (`ODD = false`) or odd number of steps: the inverse of
-/// [`load_cell`], so that `load_cell` returns `h` afterwards (to round-off where a wall
-/// term is added back). Grid communication needs it to overwrite cells of a level that is
-/// between steps (paper, section "Grid Communication": averaging into coarse cells).
+/// [`load_cell`], so that `load_cell` returns `h` afterwards. Grid communication needs it
+/// to overwrite cells of a level that is between steps (paper, section "Grid
+/// Communication": averaging into coarse cells). Solid cells are left alone: their slots
+/// belong to no one.
 ///
 /// Every location written is one that `load_cell` of this cell reads, so concurrent
 /// calls for distinct cells do not race.
@@ -307,28 +377,23 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for StreamCollide<L, F, OD
 /// # Safety
 /// As for [`load`].
 #[inline(always)]
-pub unsafe fn store_cell<L: VelocitySet, F: Real, const ODD: bool>(
-    fld: &Field<F>,
-    p: &StepParams<F>,
-    b: usize,
-    t: usize,
-    h: &L::Pop<F>,
-) {
+pub unsafe fn store_cell<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, b: usize, t: usize, h: &L::Pop<F>) {
+    let flags = *fld.onb.add(b);
+    let solid = flags & ONB_SOLID != 0;
+    if solid && is_solid(fld, b, t) {
+        return;
+    }
     let x = cell_coords(t);
-    let links = if ODD { odd_links::<L, F>(fld, b, x) } else { L::Pop::<i32>::default() };
+    let links = if ODD { odd_links::<L, F>(fld, b, x, solid) } else { L::Pop::<i32>::default() };
     L::unroll(
         #[inline(always)]
         |i| {
-            if !ODD || i == 0 {
-                *fld.f.add(pool_index::<L>(b, i, t)) = h[i];
-            } else {
+            let link = links[i];
+            if ODD && i != 0 && link >= 0 {
                 let c = L::C[i];
-                let link = links[i];
-                if link >= 0 {
-                    *fld.f.add(pool_index::<L>(link as usize, L::opposite(i), wrapped(x, [-c[0], -c[1], -c[2]]))) = h[i];
-                } else {
-                    *fld.f.add(pool_index::<L>(b, i, t)) = h[i] - wall_term::<L, F>(p, link, i);
-                }
+                *fld.f.add(pool_index::<L>(link as usize, L::opposite(i), wrapped(x, [-c[0], -c[1], -c[2]]))) = h[i];
+            } else {
+                *fld.f.add(pool_index::<L>(b, i, t)) = h[i];
             }
         },
     );

@@ -14,7 +14,7 @@ use ramus_kernels::interpolate::{
     rescale, split, CommArgs, InterpolateChildren, Split,
 };
 use ramus_kernels::launch::Kernel;
-use ramus_kernels::stream::{load_cell, store_cell, Field, StepParams};
+use ramus_kernels::stream::{load_cell, store_cell, Field};
 use ramus_kernels::{Dim, VelocitySet, D2Q9, D3Q19, D3Q27};
 
 /// Deterministic uniform numbers in [-0.5, 0.5).
@@ -296,7 +296,7 @@ fn pool<L: VelocitySet>() -> Pool {
 
 impl Pool {
     fn field(&mut self) -> Field<f64> {
-        Field { f: self.f.as_mut_ptr(), nbr: self.nbr.as_ptr(), onb: self.onb.as_ptr() }
+        Field { f: self.f.as_mut_ptr(), nbr: self.nbr.as_ptr(), onb: self.onb.as_ptr(), solid: std::ptr::null() }
     }
     fn args(&mut self, list: &[u32], factor: f64, masked: bool) -> CommArgs<f64> {
         CommArgs {
@@ -309,21 +309,19 @@ impl Pool {
             list: list.as_ptr(),
             factor,
             masked: masked as u32,
-            params: StepParams { omega: 1.0, wall_u: [[0.0; 3]; 6] },
+            solid: std::ptr::null(),
         }
     }
     /// Cell `t` of block `b` in layout `ODD`.
     fn get<L: VelocitySet, const ODD: bool>(&mut self, b: usize, t: usize) -> L::Pop<f64> {
         let fld = self.field();
-        let p = StepParams::default();
         // SAFETY: the pool holds every block and its links point into it.
-        unsafe { load_cell::<L, f64, ODD>(&fld, &p, b, t) }
+        unsafe { load_cell::<L, f64, ODD>(&fld, b, t) }
     }
     fn put<L: VelocitySet, const ODD: bool>(&mut self, b: usize, t: usize, h: &L::Pop<f64>) {
         let fld = self.field();
-        let p = StepParams::default();
         // SAFETY: as in `get`.
-        unsafe { store_cell::<L, f64, ODD>(&fld, &p, b, t, h) }
+        unsafe { store_cell::<L, f64, ODD>(&fld, b, t, h) }
     }
 }
 

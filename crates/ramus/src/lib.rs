@@ -25,13 +25,13 @@ pub mod solver;
 
 pub use backend::cuda::{cuda_available, KERNELS_PTX};
 pub use backend::Backend;
-pub use config::{Boundary, Criterion, Face, Fluid, ForestConfig, Interpolation, Refinement, WallRefinement};
+pub use config::{Boundary, Criterion, Face, Fluid, ForestConfig, Interpolation, Obstacle, Refinement, Shape, WallRefinement};
 pub use error::{Error, Result};
 pub use forest::{Adaptation, Forest, UserCriterion};
 pub use ramus_kernels::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
 pub use ramus_kernels::Real;
 pub use select::{LatticeKind, Precision};
-pub use solver::{Fields, LeafCells, Timings};
+pub use solver::{Fields, LeafCells, SolidFn, Timings};
 
 /// The kernel crate, for users who write their own kernels against the same layout.
 pub use ramus_kernels as kernels;

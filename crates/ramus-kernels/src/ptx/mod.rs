@@ -56,3 +56,4 @@ kernel_entries! {
 mod amr;
 mod primitives;
 mod comm;
+mod obstacle;

@@ -13,6 +13,7 @@ use ramus_kernels::amr::args::MarkArgs;
 use ramus_kernels::amr::mark::{MarkRegion, MarkWallDistance, REGION_BOX, REGION_SPHERE, REGION_SPHERE_SURFACE};
 use ramus_kernels::amr::select::{FlagLeaves, Geometry, SetMark, WriteMark};
 use ramus_kernels::amr::{units, MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZE};
+use ramus_kernels::obstacle::{MarkObstacleDistance, ObstacleMarkArgs, Shapes};
 use ramus_kernels::Dim;
 
 use super::workspace::{ensure, AdaptWorkspace};
@@ -99,6 +100,26 @@ impl<D: Dim> Mesh<D> {
         let c = self.spec.cells;
         let p = [distance, 0.0, 0.0, c[0] as f64, c[1] as f64, c[2] as f64];
         self.run_mark::<MarkWallDistance<D>>(mask, freeze as i32, p)
+    }
+
+    /// The wall-distance rule toward built-in obstacles (paper, "Flow Past a Square
+    /// Cylinder"): as [`Self::mark_wall_distance`], with the distance from a block to the
+    /// nearest shape.
+    pub fn mark_obstacle_distance(&mut self, shapes: &Shapes, distance: f64, freeze: bool) -> Result<()> {
+        if distance.is_nan() || distance < 0.0 {
+            return Err(Error::invalid("distance", distance, "a non-negative distance in root cells"));
+        }
+        if shapes.count == 0 {
+            return Ok(());
+        }
+        let dev = self.device.clone();
+        let mut ws = AdaptWorkspace::new(&dev)?;
+        let n = self.gather_active(&mut ws)?;
+        let args =
+            ObstacleMarkArgs { pool: self.pool(), list: dev.cptr(&ws.active), shapes: *shapes, distance, freeze: freeze as u32 };
+        // SAFETY: the pool arrays hold `capacity` blocks and `ws.active` the `n` active IDs.
+        unsafe { dev.launch::<MarkObstacleDistance<D>>(n, args)? };
+        dev.synchronize()
     }
 
     /// Marks each leaf with `f(geometry)` (a `MARK_*` value). The closure runs on the host:

@@ -40,7 +40,7 @@ impl<D: Dim> RootGrid<D> {
                         let side = c >= len;
                         match boundaries[face(a, side)] {
                             Boundary::Periodic => c = c.rem_euclid(len),
-                            Boundary::Wall { .. } => walls |= 1 << face(a, side),
+                            _ => walls |= 1 << face(a, side),
                         }
                     }
                     q[a] = c;

@@ -8,13 +8,20 @@ use serde::{Deserialize, Serialize};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 
+mod obstacle;
 mod refinement;
 
+pub(crate) use obstacle::shapes;
+pub use obstacle::{Obstacle, Shape};
 pub use refinement::{Criterion, Interpolation, Refinement, WallRefinement};
 
-/// Wall speeds at or above this (lattice units) are rejected: the weakly compressible
-/// LBM needs Ma = u/c_s ≪ 1, and 0.3 is Ma ≈ 0.52.
+/// Wall and inlet speeds at or above this (lattice units) are rejected: the weakly
+/// compressible LBM needs Ma = u/c_s ≪ 1, and 0.3 is Ma ≈ 0.52.
 pub const MAX_WALL_SPEED: f64 = 0.3;
+
+/// Outlet densities must lie within `1 ± MAX_DENSITY_OFFSET`: the pressure `c_s² (ρ − 1)`
+/// of the weakly compressible model is only meaningful for small density changes.
+pub const MAX_DENSITY_OFFSET: f64 = 0.1;
 
 /// Relaxation times at or below `0.5 + TAU_MARGIN` are rejected: BGK is unstable as
 /// τ → 1/2 (vanishing viscosity).
@@ -52,7 +59,8 @@ impl Face {
     }
 }
 
-/// Boundary condition of a domain face.
+/// Boundary condition of a domain face, on every level (paper, section "Lattice
+/// Boltzmann Method"; the rules are in [`ramus_kernels::stream`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Boundary {
@@ -61,6 +69,22 @@ pub enum Boundary {
     /// Half-way bounce-back wall moving with `velocity` (lattice units; zero for no-slip).
     /// Second-order accurate for a wall half-way between cell centres.
     Wall { velocity: [f64; 3] },
+    /// Velocity inlet or far field: half-way bounce-back with the prescribed uniform
+    /// `velocity` (lattice units), which may cross the face. The same rule as a moving
+    /// wall (second order in space for the tangential part; mass enters through the
+    /// normal part with `ρ_w = 1`).
+    Velocity { velocity: [f64; 3] },
+    /// Pressure outlet: anti-bounce-back with wall density `density` (1 for the paper's
+    /// `p_w = 0`) and the boundary cell's own velocity as the wall velocity, which makes
+    /// it first-order accurate (the paper refines the outlet to compensate).
+    Pressure {
+        #[serde(default = "unit_density")]
+        density: f64,
+    },
+}
+
+fn unit_density() -> f64 {
+    1.0
 }
 
 impl Boundary {
@@ -71,6 +95,14 @@ impl Boundary {
     pub fn moving_wall(velocity: [f64; 3]) -> Self {
         Boundary::Wall { velocity }
     }
+
+    /// Uniform velocity inlet or far field.
+    pub fn velocity(velocity: [f64; 3]) -> Self {
+        Boundary::Velocity { velocity }
+    }
+
+    /// Pressure outlet at the reference density (`ρ_w = 1`, `p_w = 0`).
+    pub const OUTLET: Boundary = Boundary::Pressure { density: 1.0 };
 }
 
 /// Fluid properties, in lattice units of the root level (Δx = Δt = 1).
@@ -143,6 +175,10 @@ pub struct ForestConfig {
     /// Grid levels and adaptation (default: the uniform root grid).
     #[serde(default)]
     pub refinement: Refinement,
+    /// Solid obstacles (built-in shapes; see [`crate::Forest::with_solid`] for any other
+    /// geometry).
+    #[serde(default)]
+    pub obstacles: Vec<Obstacle>,
 }
 
 impl ForestConfig {
@@ -154,6 +190,7 @@ impl ForestConfig {
             fluid: Fluid::Viscosity { nu: 1.0 / 6.0 },
             backend: Backend::Auto,
             refinement: Refinement::default(),
+            obstacles: Vec::new(),
         }
     }
 
@@ -211,6 +248,12 @@ impl ForestConfig {
         self
     }
 
+    /// Adds a solid obstacle.
+    pub fn obstacle(mut self, obstacle: impl Into<Obstacle>) -> Self {
+        self.obstacles.push(obstacle.into());
+        self
+    }
+
     /// Sets the backend.
     pub fn backend(mut self, backend: Backend) -> Self {
         self.backend = backend;
@@ -240,13 +283,23 @@ impl ForestConfig {
                         "periodic faces come in opposite pairs",
                     ))
                 }
-                Boundary::Wall { velocity } => {
+                Boundary::Wall { velocity } | Boundary::Velocity { velocity } => {
                     let speed = velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
                     if !(speed.is_finite() && speed < MAX_WALL_SPEED) {
+                        let field = if matches!(b, Boundary::Wall { .. }) { "wall velocity" } else { "inlet velocity" };
                         return Err(Error::invalid(
-                            "wall velocity",
+                            field,
                             format!("|u| = {speed} on face {}", face.name()),
                             format!("a speed below {MAX_WALL_SPEED} (lattice units; Mach number constraint)"),
+                        ));
+                    }
+                }
+                Boundary::Pressure { density } => {
+                    if !(density.is_finite() && (density - 1.0).abs() <= MAX_DENSITY_OFFSET) {
+                        return Err(Error::invalid(
+                            "outlet density",
+                            format!("{density} on face {}", face.name()),
+                            format!("a density within 1 ± {MAX_DENSITY_OFFSET} (weakly compressible model)"),
                         ));
                     }
                 }
@@ -254,6 +307,17 @@ impl ForestConfig {
             }
         }
         self.refinement.validate(dim)?;
+        if self.obstacles.len() > ramus_kernels::obstacle::MAX_SHAPES {
+            return Err(Error::invalid(
+                "obstacles",
+                self.obstacles.len(),
+                format!("at most {} built-in obstacles (use Forest::with_solid for more)", ramus_kernels::obstacle::MAX_SHAPES),
+            ));
+        }
+        let size = [self.cells[0] as f64, self.cells[1] as f64, self.cells[2] as f64];
+        for (k, o) in self.obstacles.iter().enumerate() {
+            o.shape.validate(k, &size[..dim])?;
+        }
         let tau = self.fluid.relaxation_time()?;
         // Finer levels relax with τ_L − ½ = 2^L (τ_0 − ½) (paper, "Collision"); it only
         // grows with L, so the root level bounds stability.

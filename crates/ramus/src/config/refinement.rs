@@ -61,6 +61,10 @@ pub struct WallRefinement {
     /// Distance `d_spec` in root cells: a block on level `L` is refined while its distance
     /// to a face is below `d_spec / 2^L`.
     pub distance: f64,
+    /// Refine toward the built-in obstacles too, with the same rule (the paper refines
+    /// around the cylinder and the outlet).
+    #[serde(default)]
+    pub obstacles: bool,
 }
 
 /// Grid levels and adaptation of a [`crate::Forest`].

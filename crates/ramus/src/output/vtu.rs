@@ -159,7 +159,8 @@ fn write_values(w: &mut String, values: impl Iterator<Item = String>) {
 }
 
 /// Writes every leaf cell of a solution (quads in 2D, hexahedra in 3D, root cell = 1.0)
-/// with cell data `rho` (Float64), `u` (3 components) and `level` (Int32), for ParaView.
+/// with cell data `rho` (Float64), `u` (3 components), `level` and `solid` (Int32, 1 in
+/// obstacles), for ParaView.
 pub fn write_leaf_cells_vtu(path: impl AsRef<Path>, dim: usize, cells: &crate::LeafCells) -> io::Result<()> {
     let mut w = VtuWriter::new(dim);
     for (c, &h) in cells.center.iter().zip(&cells.width) {
@@ -169,6 +170,7 @@ pub fn write_leaf_cells_vtu(path: impl AsRef<Path>, dim: usize, cells: &crate::L
     w.cell_data("rho", CellArray::Float64(cells.rho.clone()));
     w.cell_data("u", CellArray::Vector64(cells.u.clone()));
     w.cell_data("level", CellArray::Int32(cells.level.iter().map(|&l| l as i32).collect()));
+    w.cell_data("solid", CellArray::Int32(cells.solid.iter().map(|&s| s as i32).collect()));
     w.write(path)
 }
 

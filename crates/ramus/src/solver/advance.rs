@@ -70,10 +70,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         }
         let dev = &mesh.device;
         let ids = dev.cptr(&mesh.id_sets[l]);
+        let (onb, solid) = self.walls(mesh);
         let args = StreamArgs {
             f: dev.ptr(&mut self.f),
             nbr: dev.cptr(&mesh.nbr),
-            onb: dev.cptr(&mesh.onb),
+            onb,
+            solid,
             ids,
             params: self.params[l],
         };
@@ -91,19 +93,20 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     }
 
     /// Communication arguments between level `l` (coarse, its parameters) and `l + 1`.
-    fn comm_args(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, factor: f64, masked: bool, l: usize) -> CommArgs<F> {
+    fn comm_args(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, factor: f64, masked: bool) -> CommArgs<F> {
         let dev = &mesh.device;
+        let (onb, solid) = self.walls(mesh);
         CommArgs {
             f: dev.ptr(&mut self.f),
             nbr: dev.cptr(&mesh.nbr),
-            onb: dev.cptr(&mesh.onb),
+            onb,
+            solid,
             parent: dev.cptr(&mesh.parent),
             child: dev.cptr(&mesh.child),
             cell_mask: dev.cptr(&mesh.cell_mask),
             list,
             factor: F::from_f64(factor),
             masked: masked as u32,
-            params: self.params[l],
         }
     }
 
@@ -123,7 +126,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         }
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
         let parents = mesh.device.cptr(&self.schedule.levels[l].parents.ids);
-        let comm = self.comm_args(mesh, parents, factor, true, l);
+        let comm = self.comm_args(mesh, parents, factor, true);
         let dev = &mesh.device;
         let mut args = GhostArgs { comm, slot: dev.ptr(&mut self.slot), scratch: dev.ptr(&mut self.scratch) };
         let t = self.start();
@@ -149,7 +152,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// ghost cells only (`masked`) or every cell (new children).
     pub fn interpolate(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, n: usize, l: usize, odd: bool, masked: bool) -> Result<()> {
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
-        let args = self.comm_args(mesh, list, factor, masked, l);
+        let args = self.comm_args(mesh, list, factor, masked);
         let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
         let t = self.start();
         // SAFETY: `list` holds `n` blocks of level `l + 1`, whose parents are active.
@@ -185,7 +188,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// [`ramus_kernels::average`]).
     pub fn average(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, n: usize, l: usize, odd: bool, mode: u32) -> Result<()> {
         let factor = fine_to_coarse_factor(self.taus[l], self.taus[l + 1]);
-        let mut args = self.comm_args(mesh, list, factor, false, l);
+        let mut args = self.comm_args(mesh, list, factor, false);
         args.masked = mode;
         let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
         let t = self.start();

@@ -37,15 +37,16 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             if values.len() < n * m || matches!((&dev, &*values), (crate::backend::Device::Cuda(_), Buffer::Host(_))) {
                 *values = dev.zeros((n * m).next_power_of_two())?;
             }
+            let (onb, solid) = self.walls(mesh);
             let args = VorticityArgs {
                 f: dev.ptr(&mut self.f),
                 nbr: dev.cptr(&mesh.nbr),
-                onb: dev.cptr(&mesh.onb),
+                onb,
+                solid,
                 list,
                 status: dev.cptr(&mesh.status),
                 out: dev.ptr(values),
                 scale: F::from_f64(length * (1u64 << l) as f64),
-                params: self.params[l],
             };
             // SAFETY: the ID set holds `n` active blocks of level `l`; `values` `n 4^D` items.
             unsafe {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use ramus_kernels::amr::units;
 use ramus_kernels::block::{cell_coords, cell_index, EDGE};
 use ramus_kernels::collide::moments;
-use ramus_kernels::stream::{load_cell, Field, StepParams};
+use ramus_kernels::stream::{load_cell, Field};
 use ramus_kernels::{Dim, Real, VelocitySet};
 
 use crate::amr::MeshSnapshot;
@@ -57,6 +57,8 @@ pub struct LeafCells {
     /// region. Their values are interpolated from the coarse level (the coarse cells
     /// under them carry the solution there), so error measures may leave them out.
     pub ghost: Vec<bool>,
+    /// Solid cells (obstacles): they carry the rest state (ρ = 1, u = 0).
+    pub solid: Vec<bool>,
     /// Densities.
     pub rho: Vec<f64>,
     /// Velocities (lattice units; the same on every level).
@@ -74,9 +76,10 @@ impl LeafCells {
         self.rho.is_empty()
     }
 
-    /// Total mass `Σ ρ Δx^D` in root-cell volumes (`dim` = 2 or 3).
+    /// Total fluid mass `Σ ρ Δx^D` over the non-solid cells, in root-cell volumes (`dim`
+    /// = 2 or 3).
     pub fn mass(&self, dim: usize) -> f64 {
-        self.rho.iter().zip(&self.width).map(|(r, w)| r * w.powi(dim as i32)).sum()
+        (0..self.len()).filter(|&k| !self.solid[k]).map(|k| self.rho[k] * self.width[k].powi(dim as i32)).sum()
     }
 }
 
@@ -85,7 +88,10 @@ impl LeafCells {
 pub(crate) struct HostView<'a, Q: VelocitySet, F: Real> {
     pub f: Vec<F>,
     pub mesh: &'a MeshSnapshot,
-    pub params: &'a [StepParams<F>],
+    /// The solver's per-block boundary flags and solid masks (the mesh's flags and no
+    /// masks without obstacles).
+    pub onb: Vec<u32>,
+    pub solid: Vec<u64>,
     /// Level 0 has taken an odd number of steps (levels ≥ 1 are in the natural layout
     /// between root steps).
     pub root_odd: bool,
@@ -96,14 +102,14 @@ impl<Q: VelocitySet, F: Real> HostView<'_, Q, F> {
     /// `(ρ, u)` of cell `t` of active block `b`.
     pub fn moments(&mut self, b: usize, t: usize) -> (f64, [f64; 3]) {
         let level = self.mesh.level[b] as usize;
-        let fld = Field { f: self.f.as_mut_ptr(), nbr: self.mesh.nbr.as_ptr(), onb: self.mesh.onb.as_ptr() };
-        let p = &self.params[level];
+        let solid = if self.solid.is_empty() { std::ptr::null() } else { self.solid.as_ptr() };
+        let fld = Field { f: self.f.as_mut_ptr(), nbr: self.mesh.nbr.as_ptr(), onb: self.onb.as_ptr(), solid };
         // SAFETY: the pool and the mesh arrays are complete host copies; `b` is active.
         let h = unsafe {
             if level == 0 && self.root_odd {
-                load_cell::<Q, F, true>(&fld, p, b, t)
+                load_cell::<Q, F, true>(&fld, b, t)
             } else {
-                load_cell::<Q, F, false>(&fld, p, b, t)
+                load_cell::<Q, F, false>(&fld, b, t)
             }
         };
         let (rho, u) = moments::<Q, F>(&h);
@@ -159,6 +165,7 @@ impl<Q: VelocitySet, F: Real> HostView<'_, Q, F> {
                 out.width.push(1.0 / (1u64 << level) as f64);
                 out.level.push(level as u8);
                 out.ghost.push(self.mesh.cell_mask[b * m + t] == ramus_kernels::amr::CELL_GHOST);
+                out.solid.push(self.solid.get(b).is_some_and(|s| (s >> t) & 1 != 0));
                 out.rho.push(rho);
                 out.u.push(u);
             }

@@ -1,20 +1,29 @@
-//! Relaxation and boundary parameters of a step (paper, section "Collision").
+//! Relaxation and boundary parameters of a step (paper, sections "Collision" and "Lattice
+//! Boltzmann Method").
 
-use ramus_kernels::stream::StepParams;
+use ramus_kernels::stream::{StepParams, FACE_PRESSURE, FACE_VELOCITY};
 use ramus_kernels::Real;
 
 use crate::config::Boundary;
 
 /// Step parameters of a level with relaxation time `tau` (in that level's time step):
-/// `ω = 1/τ`, and the wall velocity of each face (zero for periodic faces).
+/// `ω = 1/τ`, and each face's rule, velocity and density (lattice units are the same on
+/// every level, `Δx_L/Δt_L = 1`).
 pub(crate) fn step_params<F: Real>(tau: f64, boundaries: &[Boundary; 6]) -> StepParams<F> {
-    let mut wall_u = [[F::ZERO; 3]; 6];
+    let mut p = StepParams::<F> { omega: F::from_f64(1.0 / tau), ..Default::default() };
     for (face, b) in boundaries.iter().enumerate() {
-        if let Boundary::Wall { velocity } = b {
-            for a in 0..3 {
-                wall_u[face][a] = F::from_f64(velocity[a]);
+        p.wall_rho[face] = F::ONE;
+        p.face_kind[face] = FACE_VELOCITY;
+        match *b {
+            Boundary::Wall { velocity } | Boundary::Velocity { velocity } => {
+                p.wall_u[face] = velocity.map(F::from_f64);
             }
+            Boundary::Pressure { density } => {
+                p.face_kind[face] = FACE_PRESSURE;
+                p.wall_rho[face] = F::from_f64(density);
+            }
+            Boundary::Periodic => {}
         }
     }
-    StepParams { omega: F::from_f64(1.0 / tau), wall_u }
+    p
 }

@@ -4,7 +4,7 @@
 //! kinds of block but run once per adaptation (criterion, synchronisation) take whole ID
 //! sets instead, their kernels skipping the other blocks.
 
-use ramus_kernels::schedule::{FlagArgs, FlagBlocks, SELECT_CHILD_GHOSTS, SELECT_GHOSTS};
+use ramus_kernels::schedule::{FlagArgs, FlagBlocks, SELECT_CHILD_GHOSTS, SELECT_GHOSTS, SELECT_OBSTACLE_LEAVES};
 use ramus_kernels::Dim;
 
 use crate::amr::workspace::ensure;
@@ -26,7 +26,7 @@ impl List {
 }
 
 /// Lists per level.
-const LISTS: usize = 2;
+const LISTS: usize = 3;
 
 /// The lists of one level. Every block of a level collides and streams (its ID set):
 /// parents too, so that the coarse cells under the ghost layer, which feed the coarse
@@ -37,17 +37,21 @@ pub(crate) struct LevelLists {
     /// Blocks with a child that has ghost cells (averaged from the level below after
     /// every step of this level).
     pub parents: List,
+    /// Leaves next to solid cells (the force on an obstacle is summed over them); empty
+    /// without obstacles.
+    pub obstacle: List,
 }
 
 impl LevelLists {
     fn new() -> Self {
-        LevelLists { ghosts: List::new(), parents: List::new() }
+        LevelLists { ghosts: List::new(), parents: List::new(), obstacle: List::new() }
     }
 
     fn lists(&mut self) -> [(&mut List, u32); LISTS] {
         [
             (&mut self.ghosts, SELECT_GHOSTS),
             (&mut self.parents, SELECT_CHILD_GHOSTS),
+            (&mut self.obstacle, SELECT_OBSTACLE_LEAVES),
         ]
     }
 }
@@ -70,8 +74,9 @@ impl Schedule {
         }
     }
 
-    /// Rebuilds every list from the mesh's ID sets, statuses and block masks.
-    pub fn rebuild<D: Dim>(&mut self, mesh: &Mesh<D>) -> Result<()> {
+    /// Rebuilds every list from the mesh's ID sets, statuses and block masks, and the
+    /// solver's boundary flags `onb` (`None`: no obstacles, no obstacle lists).
+    pub fn rebuild<D: Dim>(&mut self, mesh: &Mesh<D>, onb: Option<&Buffer<u32>>) -> Result<()> {
         let dev = &mesh.device;
         let slots = LISTS * self.levels.len();
         if self.counts.len() < slots || matches!((dev, &self.counts), (Device::Cuda(_), Buffer::Host(_))) {
@@ -81,12 +86,12 @@ impl Schedule {
             let n = mesh.id_counts[l];
             for (k, (list, which)) in lists.lists().into_iter().enumerate() {
                 let slot = LISTS * l + k;
-                if n == 0 {
+                if n == 0 || (which == SELECT_OBSTACLE_LEAVES && onb.is_none()) {
                     list.len = 0;
                     dev.write(&mut self.counts, slot, &[0])?;
                     continue;
                 }
-                flag(mesh, &mesh.id_sets[l], n, which, 0, &mut self.flags)?;
+                flag(mesh, &mesh.id_sets[l], n, which, 0, onb, &mut self.flags)?;
                 ensure(dev, &mut list.ids, n)?;
                 prim::compact_deferred(dev, &mut self.scratch, &self.flags, &mesh.id_sets[l], n, &mut list.ids, &mut self.counts, slot)?;
             }
@@ -109,6 +114,7 @@ pub(crate) fn flag<D: Dim>(
     n: usize,
     which: u32,
     level_of: i32,
+    onb: Option<&Buffer<u32>>,
     flags: &mut Buffer<u32>,
 ) -> Result<()> {
     let dev = &mesh.device;
@@ -121,6 +127,7 @@ pub(crate) fn flag<D: Dim>(
         level_of,
         child: dev.cptr(&mesh.child),
         mark: dev.cptr(&mesh.mark),
+        onb: onb.map_or(std::ptr::null(), |b| dev.cptr(b)),
         flags: dev.ptr(flags),
         select: which,
     };

@@ -8,6 +8,7 @@ use ramus_kernels::stream::StepParams;
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::metrics::Timings;
+use super::obstacles::Solids;
 use super::schedule::Schedule;
 use crate::backend::{Buffer, Device};
 use crate::config::{Boundary, Interpolation};
@@ -32,6 +33,10 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     /// Rescaled cells of one level's parents (ghost interpolation), sized by
     /// [`Self::rebuild_schedule`].
     pub scratch: Buffer<F>,
+    /// Solid cells and the solver's boundary flags (`None`: no obstacles).
+    pub solids: Option<Solids>,
+    /// Per-block force sums (see [`Self::solid_force`]).
+    pub force_out: Buffer<F>,
     _lattice: PhantomData<Q>,
 }
 
@@ -54,6 +59,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         levels: usize,
         boundaries: &[Boundary; 6],
         interpolation: Interpolation,
+        solids: Option<Solids>,
     ) -> Result<Self> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let taus = level_taus(tau0, levels);
@@ -69,6 +75,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             profile: false,
             slot: dev.zeros(capacity)?,
             scratch: Buffer::Host(Vec::new()),
+            solids,
+            force_out: Buffer::Host(Vec::new()),
             _lattice: PhantomData,
         })
     }
@@ -81,7 +89,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 
     /// Rebuilds the work lists after the mesh changed, and sizes the scratch buffer.
     pub fn rebuild_schedule(&mut self, mesh: &crate::amr::Mesh<Q::Dim>) -> Result<()> {
-        self.schedule.rebuild(mesh)?;
+        let onb = self.solids.as_ref().map(|s| &s.onb);
+        self.schedule.rebuild(mesh, onb)?;
         let most = self.schedule.levels.iter().map(|l| l.parents.len).max().unwrap_or(0);
         // Per parent cell: the non-equilibrium part, ρ and ρu (see `GhostArgs::scratch`).
         let need = most * (Q::Q + 4) * <Q::Dim as Dim>::BLOCK_CELLS;

@@ -97,7 +97,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 continue;
             }
             let ids = &mesh.id_sets[l];
-            flag(mesh, ids, n, SELECT_COARSENING, nc, &mut s.flags)?;
+            flag(mesh, ids, n, SELECT_COARSENING, nc, None, &mut s.flags)?;
             ensure(dev, &mut s.by_level[l], n)?;
             prim::compact_deferred(dev, &mut s.scratch, &s.flags, ids, n, &mut s.by_level[l], &mut s.counts, l)?;
         }
@@ -139,7 +139,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         }
         s.by_level.resize_with(levels, || Buffer::Host(Vec::new()));
         for l in 1..levels {
-            flag(mesh, &s.list, n * nc, SELECT_LEVEL, l as i32, &mut s.flags)?;
+            flag(mesh, &s.list, n * nc, SELECT_LEVEL, l as i32, None, &mut s.flags)?;
             ensure(dev, &mut s.by_level[l], n * nc)?;
             prim::compact_deferred(dev, &mut s.scratch, &s.flags, &s.list, n * nc, &mut s.by_level[l], &mut s.counts, l)?;
         }

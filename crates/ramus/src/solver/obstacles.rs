@@ -1,0 +1,149 @@
+//! Solid cells on the forest and the force on them (paper, sections "Lattice Boltzmann
+//! Method" (bounce-back) and "Flow Past a Square Cylinder" (momentum exchange)).
+//!
+//! Per block the solver keeps a solid-cell mask and its own boundary flags (the mesh's
+//! `onb` plus [`ONB_SOLID`]); both are recomputed for every active block after each
+//! adaptation, before new children are filled. Built-in shapes are evaluated by a
+//! kernel; a user closure runs on the host (one download of the block geometry and one
+//! upload of the masks per adaptation).
+
+use std::sync::Arc;
+
+use ramus_kernels::obstacle::{ForceArgs, ObstacleForce, Shapes, SolidArgs, SolidFlags, SolidMask, ALL_SOLIDS};
+use ramus_kernels::{Dim, VelocitySet};
+
+use super::state::Solver;
+use crate::amr::Mesh;
+use crate::backend::{Buffer, Device};
+use crate::error::Result;
+use crate::Float;
+
+/// A user solid geometry: whether the point (root cells) is solid.
+pub type SolidFn = Arc<dyn Fn([f64; 3]) -> bool + Send + Sync>;
+
+/// Solid masks and flags of the pool, and what defines them.
+pub(crate) struct Solids {
+    pub shapes: Shapes,
+    pub geometry: Option<SolidFn>,
+    /// Per block: bit `t` set if cell `t` is solid.
+    pub solid: Buffer<u64>,
+    /// Per block: the solver's boundary flags.
+    pub onb: Buffer<u32>,
+}
+
+impl Solids {
+    pub fn new(dev: &Device, capacity: usize, shapes: Shapes, geometry: Option<SolidFn>) -> Result<Self> {
+        Ok(Solids { shapes, geometry, solid: dev.zeros(capacity)?, onb: dev.zeros(capacity)? })
+    }
+}
+
+impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+    /// The per-block boundary flags and solid masks the kernels read: the solver's own
+    /// when there are obstacles, else the mesh's `onb` and no masks.
+    pub fn walls(&self, mesh: &Mesh<Q::Dim>) -> (*const u32, *const u64) {
+        let dev = &mesh.device;
+        match &self.solids {
+            Some(s) => (dev.cptr(&s.onb), dev.cptr(&s.solid)),
+            None => (dev.cptr(&mesh.onb), std::ptr::null()),
+        }
+    }
+
+    /// Recomputes the solid masks and boundary flags of every active block.
+    pub fn update_solids(&mut self, mesh: &Mesh<Q::Dim>) -> Result<()> {
+        let Some(s) = &mut self.solids else { return Ok(()) };
+        let dev = &mesh.device;
+        let levels = mesh.max_levels();
+        if let Some(g) = &s.geometry {
+            let snap = mesh.snapshot_active()?;
+            let m = <Q::Dim as Dim>::BLOCK_CELLS;
+            let mut masks = vec![0u64; snap.capacity];
+            for ids in &snap.id_sets {
+                for &b in ids {
+                    let b = b as usize;
+                    let o = [snap.origin[3 * b], snap.origin[3 * b + 1], snap.origin[3 * b + 2]];
+                    for t in 0..m {
+                        let x = ramus_kernels::obstacle::cell_centre(o, snap.level[b], t);
+                        if s.shapes.contains(x, <Q::Dim as Dim>::D) || g(x) {
+                            masks[b] |= 1 << t;
+                        }
+                    }
+                }
+            }
+            dev.write(&mut s.solid, 0, &masks)?;
+        }
+        for pass in 0..2 {
+            if pass == 0 && s.geometry.is_some() {
+                continue;
+            }
+            for l in 0..levels {
+                let n = mesh.id_counts[l];
+                if n == 0 {
+                    continue;
+                }
+                let args = SolidArgs {
+                    list: dev.cptr(&mesh.id_sets[l]),
+                    level: dev.cptr(&mesh.level),
+                    origin: dev.cptr(&mesh.origin),
+                    nbr: dev.cptr(&mesh.nbr),
+                    mesh_onb: dev.cptr(&mesh.onb),
+                    solid: dev.ptr(&mut s.solid),
+                    onb: dev.ptr(&mut s.onb),
+                    shapes: s.shapes,
+                };
+                // SAFETY: the ID set holds `n` active blocks; the masks and flags cover the
+                // pool. Pass 0 writes only masks, pass 1 reads them (after pass 0 of every
+                // level, in launch order).
+                unsafe {
+                    if pass == 0 {
+                        dev.launch::<SolidMask<Q::Dim>>(n, args)?
+                    } else {
+                        dev.launch::<SolidFlags<Q::Dim>>(n, args)?
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Force by momentum exchange on built-in obstacle `which` (`None`: on every solid
+    /// cell), summed over the non-ghost cells of the leaves next to it, in root lattice
+    /// units (per unit depth in 2D); `root_odd`: the root level's AA layout.
+    pub fn solid_force(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool, which: Option<usize>) -> Result<[f64; 3]> {
+        let Some(s) = &self.solids else { return Ok([0.0; 3]) };
+        let dev = &mesh.device;
+        let mut total = [0.0f64; 3];
+        for l in 0..mesh.max_levels() {
+            let list = &self.schedule.levels[l].obstacle;
+            if list.len == 0 {
+                continue;
+            }
+            if self.force_out.len() < 3 * list.len || matches!((dev, &self.force_out), (Device::Cuda(_), Buffer::Host(_))) {
+                self.force_out = dev.zeros(3 * list.len.next_power_of_two())?;
+            }
+            let args = ForceArgs {
+                f: dev.ptr(&mut self.f),
+                nbr: dev.cptr(&mesh.nbr),
+                onb: dev.cptr(&s.onb),
+                solid: dev.cptr(&s.solid),
+                level: dev.cptr(&mesh.level),
+                origin: dev.cptr(&mesh.origin),
+                cell_mask: dev.cptr(&mesh.cell_mask),
+                shapes: s.shapes,
+                which: which.map_or(ALL_SOLIDS, |k| k as u32),
+                list: dev.cptr(&list.ids),
+                root_odd: root_odd as u32,
+                out: dev.ptr(&mut self.force_out),
+            };
+            // SAFETY: the list holds `len` active leaves; `force_out` 3 values per item.
+            unsafe { dev.launch::<ObstacleForce<Q, F>>(list.len, args)? };
+            let parts = dev.read(&self.force_out, 0..3 * list.len)?;
+            for p in parts.chunks_exact(3) {
+                for a in 0..3 {
+                    total[a] += p[a].to_f64();
+                }
+            }
+        }
+        Ok(total)
+    }
+}
+

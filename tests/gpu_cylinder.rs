@@ -1,0 +1,52 @@
+//! CPU-versus-CUDA agreement of the flow past a square cylinder: velocity inlet and far
+//! field, pressure outlet, a solid obstacle on every level, frozen and adaptive refinement,
+//! and the momentum-exchange force (`#[ignore]`d; `scripts/gpu-check.sh run` runs it with
+//! `--ignored` on a GPU machine). Both backends run the same kernel source without FMA
+//! contraction, so they are expected to agree bitwise; the tolerances are the
+//! foundation's (1e-12 for f64, 1e-5 for f32).
+
+use ramus::cases::cylinder::Cylinder;
+use ramus::{Backend, Float, Forest, Interpolation, Real, D2, D2Q9};
+
+fn run<F: Float>(backend: Backend, interp: Interpolation) -> (Vec<F>, Vec<Vec<u32>>, Vec<[f64; 3]>) {
+    let case = Cylinder { root: 128, levels: 3, interpolation: interp, ..Cylinder::default() };
+    let mut forest = Forest::<D2, D2Q9, F>::new(case.forest_config(backend).expect("config")).expect("forest");
+    assert_eq!(forest.backend(), backend);
+    forest.initialize(|x| case.initial_state(x)).expect("init");
+    let mut forces = Vec::new();
+    for _ in 0..10 {
+        forest.advance(16).expect("advance");
+        forces.push(forest.force(Some(0)).expect("force"));
+    }
+    let snap = forest.mesh().snapshot().expect("snapshot");
+    (forest.distributions().expect("f"), snap.id_sets, forces)
+}
+
+fn compare<F: Float>(interp: Interpolation) {
+    let tol = if F::NAME == "f64" { 1e-12 } else { 1e-5 };
+    let (fc, ic, gc) = run::<F>(Backend::Cpu, interp);
+    let (fg, ig, gg) = run::<F>(Backend::Cuda, interp);
+    let name = format!("cylinder {} {interp:?}", F::NAME);
+    assert_eq!(ic, ig, "{name}: ID sets differ");
+    let per = 9 * 16;
+    let mut max_abs = 0.0f64;
+    for &b in ic.iter().flatten() {
+        let r = b as usize * per..(b as usize + 1) * per;
+        for (x, y) in fc[r.clone()].iter().zip(&fg[r]) {
+            assert!(x.to_f64().is_finite(), "{name}: non-finite value");
+            max_abs = max_abs.max((x.to_f64() - y.to_f64()).abs());
+        }
+    }
+    let df = gc.iter().zip(&gg).map(|(a, b)| (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max)).fold(0.0, f64::max);
+    println!("{name}: blocks {:?}, max |Δf| = {max_abs:.3e}, max |ΔF| = {df:.3e}, F = {:?}", ic.iter().map(Vec::len).collect::<Vec<_>>(), gc.last());
+    assert!(max_abs <= tol, "{name}: max |Δf| = {max_abs:.3e} above {tol:e}");
+    assert!(df <= tol, "{name}: max |ΔF| = {df:.3e} above {tol:e}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cylinder_cpu_and_cuda_agree() {
+    compare::<f64>(Interpolation::Linear);
+    compare::<f64>(Interpolation::Cubic);
+    compare::<f32>(Interpolation::Linear);
+}
