@@ -67,8 +67,8 @@ bundle() {
         install -m 755 "$exe" "$bundle_dir/$name"
     done
 
-    # Optional examples: the adapt benchmark and the forest example.
-    for name in bench_adapt forest; do
+    # Optional examples: the adapt benchmark, the forest example, the cylinder.
+    for name in bench_adapt forest cylinder; do
         [[ -f examples/$name.rs ]] || continue
         echo "== building examples/$name.rs (release)"
         json=$(cargo build --release --example "$name" --message-format=json)
