@@ -38,11 +38,25 @@ pub struct Shapes {
 }
 
 impl Shapes {
+    /// Kind and parameters of shape `k`, picked with constant indices: a run-time index
+    /// into the parameter array would copy it to local memory on the GPU.
+    #[inline(always)]
+    fn shape(&self, k: usize) -> (u32, [f64; 6]) {
+        let (mut kind, mut p) = (SHAPE_BOX, [0.0; 6]);
+        for j in 0..MAX_SHAPES {
+            if j == k {
+                kind = self.kind[j];
+                p = self.p[j];
+            }
+        }
+        (kind, p)
+    }
+
     /// Whether point `x` lies in shape `k` (`dim` axes compared).
     #[inline(always)]
     pub fn contains_one(&self, k: usize, x: [f64; 3], dim: usize) -> bool {
-        let p = &self.p[k];
-        if self.kind[k] == SHAPE_BOX {
+        let (kind, p) = self.shape(k);
+        if kind == SHAPE_BOX {
             let mut inside = true;
             for a in 0..3 {
                 if a < dim {
@@ -80,18 +94,18 @@ impl Shapes {
         let mut best = f64::INFINITY;
         for k in 0..MAX_SHAPES {
             if (k as u32) < self.count {
-                let p = &self.p[k];
+                let (kind, p) = self.shape(k);
                 let mut d2 = 0.0;
                 for a in 0..3 {
                     if a < dim {
                         // Gap between the block's interval and the shape's on this axis
                         // (for a sphere: from the centre to the block).
-                        let (s_lo, s_hi) = if self.kind[k] == SHAPE_BOX { (p[a], p[a + 3]) } else { (p[a], p[a]) };
+                        let (s_lo, s_hi) = if kind == SHAPE_BOX { (p[a], p[a + 3]) } else { (p[a], p[a]) };
                         let g = (s_lo - (lo[a] + w)).max(lo[a] - s_hi).max(0.0);
                         d2 += g * g;
                     }
                 }
-                let d = if self.kind[k] == SHAPE_BOX { sqrt(d2) } else { (sqrt(d2) - p[3]).max(0.0) };
+                let d = if kind == SHAPE_BOX { sqrt(d2) } else { (sqrt(d2) - p[3]).max(0.0) };
                 best = best.min(d);
             }
         }
