@@ -222,6 +222,29 @@ fn gpu_unique_and_scatter_match_cpu() {
     }
 }
 
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn gpu_mark_and_take_seen_match_cpu() {
+    let mut p = Pair::new();
+    let mut rng = Rng(15);
+    for range in [1usize, 2049, 65537, 1_000_000] {
+        for n in [0usize, 1, 3000, 1_000_000] {
+            let ids = padded(n, || rng.below(range as u32));
+            let valid = flags(&mut rng, n, 60);
+            p.check(&format!("mark/take seen range = {range} n = {n}"), |d, s| {
+                let mut seen = d.zeros::<u32>(range).unwrap();
+                prim::mark_seen(d, &mut seen, &up(d, &ids), Some(&up(d, &valid)), n).unwrap();
+                prim::mark_seen(d, &mut seen, &up(d, &ids), None, n / 2).unwrap();
+                let mut out = up(d, &vec![SENTINEL; range]);
+                let m = prim::take_seen(d, s, &mut seen, range, &mut out).unwrap();
+                let left = d.download(&seen).unwrap().iter().filter(|&&x| x != 0).count();
+                assert_eq!(left, 0, "flags left set on {}", d.backend());
+                (m, d.download(&out).unwrap())
+            });
+        }
+    }
+}
+
 /// Median wall time of `reps` calls of `f` (each followed by a synchronisation), in ms.
 fn time_ms(d: &Device, reps: usize, mut f: impl FnMut()) -> f64 {
     f(); // warm-up: loads the kernels, grows the scratch

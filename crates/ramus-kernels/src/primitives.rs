@@ -16,6 +16,8 @@
 //! per element *size* ([`Word`]: `u8`, `u32`, `u64`); the host reinterprets any element
 //! type of that size.
 
+use core::sync::atomic::{AtomicU32, Ordering};
+
 use crate::launch::Kernel;
 
 /// log2 of [`TILE`].
@@ -433,29 +435,62 @@ crate::kernel_args! {
 }
 
 crate::kernel_args! {
-    /// `out[i] = flags[i] != 0 ? values[i] : fill` for `i < n`, and `out[n] = fill`.
-    pub struct SelectOrArgs {
-        pub flags: *const u32,
-        pub values: *const u32,
-        pub out: *mut u32,
-        pub n: u32,
-        pub fill: u32,
+    /// Flags listed IDs in a per-ID array: `seen[ids[i]] = 1` where `valid` is null or
+    /// `valid[i] != 0`.
+    pub struct MarkSeenArgs {
+        pub ids: *const u32,
+        pub valid: *const u32,
+        pub seen: *mut u32,
     }
 }
 
-/// Replaces the entries whose flag is clear by `fill` and appends one `fill`: with a
-/// `fill` above every valid value, a sort then a unique leave the distinct valid values
-/// first and exactly one `fill` last, so the count needs no separate compaction.
-pub struct SelectOr;
+/// First half of a sort-free "sort, then unique" of block IDs: flags every listed ID in
+/// an array indexed by ID; [`TakeSeen`] then lists the flagged IDs in ascending order.
+/// The result equals the sorted distinct values, with O(n + range) work and no key passes.
+pub struct MarkSeen;
 
-impl Kernel for SelectOr {
-    const NAME: &'static str = "prim_select_or";
+impl Kernel for MarkSeen {
+    const NAME: &'static str = "prim_mark_seen";
     const SUFFIX: &'static str = "";
-    type Args = SelectOrArgs;
+    type Args = MarkSeenArgs;
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &SelectOrArgs) {
-        *a.out.add(i) = if i < a.n as usize && *a.flags.add(i) != 0 { *a.values.add(i) } else { a.fill };
+    unsafe fn run(i: usize, a: &MarkSeenArgs) {
+        if a.valid.is_null() || *a.valid.add(i) != 0 {
+            // Several items may name one ID: atomic (relaxed) stores make those
+            // concurrent writes of the same value race-free; they compile to plain stores.
+            let p = a.seen.add(*a.ids.add(i) as usize);
+            AtomicU32::from_ptr(p).store(1, Ordering::Relaxed);
+        }
+    }
+}
+
+crate::kernel_args! {
+    /// Lists and clears the flagged IDs: `out[pos(i)] = i`, `flags[i] = 0` where
+    /// `flags[i] != 0` (`local`/`offsets`: the scan of `flags[i] != 0`).
+    pub struct TakeSeenArgs {
+        pub flags: *mut u32,
+        pub local: *const u32,
+        pub offsets: *const u64,
+        pub out: *mut u32,
+    }
+}
+
+/// Second half of the sort-free unique ([`MarkSeen`]): a compaction of the flag indices
+/// that also resets the flags, so the flag array is all zeros again for the next use.
+pub struct TakeSeen;
+
+impl Kernel for TakeSeen {
+    const NAME: &'static str = "prim_take_seen";
+    const SUFFIX: &'static str = "";
+    type Args = TakeSeenArgs;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &TakeSeenArgs) {
+        if *a.flags.add(i) != 0 {
+            *a.out.add(position(a.local, a.offsets, i)) = i as u32;
+            *a.flags.add(i) = 0;
+        }
     }
 }
 

@@ -304,7 +304,8 @@ fn ptx_has_every_primitive_entry() {
         kernel_name::<k::Scatter<u64>>(),
         kernel_name::<k::SplitScatter>(),
         kernel_name::<k::RankSort>(),
-        kernel_name::<k::SelectOr>(),
+        kernel_name::<k::MarkSeen>(),
+        kernel_name::<k::TakeSeen>(),
         "prim_scan_tiles_u32".to_string(),
         "prim_scan_tiles_u64".to_string(),
     ];
@@ -504,5 +505,42 @@ fn compact_deferred_matches_compact() {
         prim::compact_deferred(&dev, &mut scratch, &fb, &vb, n, &mut b, &mut counts, 2).unwrap();
         assert_eq!(dev.get(&counts, 2).unwrap() as usize, m, "n = {n}");
         assert_eq!(dev.read(&a, 0..m).unwrap(), dev.read(&b, 0..m).unwrap(), "n = {n}");
+    }
+}
+
+/// The sort-free deduplication (`mark_seen` over several lists, then `take_seen`) equals
+/// "sort, then unique" of the flagged IDs, leaves the flag array all zero, and the
+/// deferred variant agrees with the read-back one.
+#[test]
+fn mark_and_take_seen_match_sort_unique() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let mut rng = Rng(21);
+    for range in [1usize, 2, 255, 2048, 2049, 65537, 1_000_000] {
+        for n in [0usize, 1, 7, 3000, 200_000] {
+            let ids = padded(n, || rng.below(range as u32));
+            let valid = flags(&mut rng, n, 60);
+            let more = padded(n / 3, || rng.below(range as u32));
+            let flagged = (0..n).filter(|&i| valid[i] != 0).map(|i| ids[i]);
+            let mut want: Vec<u32> = flagged.chain(more[..n / 3].iter().copied()).collect();
+            want.sort_unstable();
+            want.dedup();
+            let mut seen = d.zeros::<u32>(range + PAD).unwrap();
+            let (ib, vb, mb) = (d.upload(&ids).unwrap(), d.upload(&valid).unwrap(), d.upload(&more).unwrap());
+            let mut out = d.upload(&vec![SENTINEL; range + PAD]).unwrap();
+            for deferred in [false, true] {
+                prim::mark_seen(&d, &mut seen, &ib, Some(&vb), n).unwrap();
+                prim::mark_seen(&d, &mut seen, &mb, None, n / 3).unwrap();
+                let m = if deferred {
+                    let mut counts = d.zeros::<u64>(2).unwrap();
+                    prim::take_seen_deferred(&d, &mut s, &mut seen, range, &mut out, &mut counts, 1).unwrap();
+                    d.get(&counts, 1).unwrap() as usize
+                } else {
+                    prim::take_seen(&d, &mut s, &mut seen, range, &mut out).unwrap()
+                };
+                assert_eq!(&host(&out)[..m], &want[..], "range = {range}, n = {n}, deferred = {deferred}");
+                assert!(host(&seen).iter().all(|&x| x == 0), "flags left set: range = {range}, n = {n}");
+            }
+        }
     }
 }

@@ -10,7 +10,8 @@ use core::intrinsics::gpu::gpu_launch_sized_workgroup_mem;
 
 use super::thread_index;
 use crate::primitives::{
-    scan_tile_cooperative, AddOffsets, CompactIndices, CompactValues, Cta, RankSort, ScanArgs, SelectOr, Scatter, SplitScatter,
+    scan_tile_cooperative, AddOffsets, CompactIndices, CompactValues, Cta, MarkSeen, RankSort, ScanArgs, Scatter,
+    SplitScatter, TakeSeen,
 };
 
 kernel_entries!(
@@ -25,7 +26,8 @@ kernel_entries!(
     prim_scatter_b8 => Scatter<u64>,
     prim_split_scatter => SplitScatter,
     prim_rank_sort => RankSort,
-    prim_select_or => SelectOr,
+    prim_mark_seen => MarkSeen,
+    prim_take_seen => TakeSeen,
 );
 
 /// The current CUDA CTA.

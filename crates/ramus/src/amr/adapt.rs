@@ -5,9 +5,11 @@
 //! The host only reads scalar counts back (primitive return values and the per-level
 //! offsets of the sorted level keys, `max_levels + 1` integers), never block arrays. Work
 //! is proportional to the active blocks (the Preparation scan of the ID sets, the ID-set
-//! removal of the affected levels) and to the marked blocks and their neighbourhoods (every
-//! other step works on compacted lists), never to the pool capacity. Every kernel is
-//! deterministic and race-free, so the CPU and CUDA backends build identical forests.
+//! removal of the affected levels, and the per-ID flags that sort and deduplicate block
+//! lists, which span the IDs handed out so far) and to the marked blocks and their
+//! neighbourhoods (every other step works on compacted lists), never to the pool
+//! capacity. Every kernel is deterministic and race-free, so the CPU and CUDA backends
+//! build identical forests.
 
 use std::time::{Duration, Instant};
 
@@ -112,6 +114,7 @@ impl<D: Dim> Mesh<D> {
         let nb = D::NEIGHBORS;
 
         // Preparation: sanitize the marks, count the requests.
+        ws.refined_offsets.clear();
         let n_act = self.gather_active(ws)?;
         ensure(&dev, &mut ws.fa, n_act)?;
         ensure(&dev, &mut ws.fb, n_act)?;
@@ -120,14 +123,20 @@ impl<D: Dim> Mesh<D> {
         a.out2 = dev.ptr(&mut ws.fb);
         a.a = self.spec.max_levels as i32;
         self.run::<Sanitize<D>>(n_act, a)?;
-        // Both compactions leave their counts on the device: one read-back for the two.
-        ensure(&dev, &mut ws.r, n_act)?;
-        ensure(&dev, &mut ws.c, n_act)?;
+        // The flagged IDs in ascending order (children are assigned in this order in S2,
+        // independent of ID-set order), both counts left on the device: one read-back.
+        // Every active ID is below the high-water mark.
+        let range = self.high_water;
+        ensure(&dev, &mut ws.seen, range)?;
+        ensure(&dev, &mut ws.r, range)?;
+        ensure(&dev, &mut ws.c, range)?;
         if ws.counts.len() < 2 || matches!((&dev, &ws.counts), (Device::Cuda(_), Buffer::Host(_))) {
             ws.counts = dev.zeros(2)?;
         }
-        prim::compact_deferred(&dev, &mut ws.scratch, &ws.fa, &ws.active, n_act, &mut ws.r, &mut ws.counts, 0)?;
-        prim::compact_deferred(&dev, &mut ws.scratch, &ws.fb, &ws.active, n_act, &mut ws.c, &mut ws.counts, 1)?;
+        prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.fa), n_act)?;
+        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.r, &mut ws.counts, 0)?;
+        prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.fb), n_act)?;
+        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.c, &mut ws.counts, 1)?;
         let counts = dev.read(&ws.counts, 0..2)?;
         let (n_r, n_c) = (counts[0] as usize, counts[1] as usize);
         if n_r + n_c == 0 {
@@ -146,14 +155,10 @@ impl<D: Dim> Mesh<D> {
                 available: self.gap_count as u64 * per,
             });
         }
-        // Every ID in play is below the high-water mark after this adapt: sort keys need
-        // only its bits, not the capacity's (each radix pass is one bit).
+        // Every ID in play is below the high-water mark after this adapt: the ID flags of
+        // the deduplications (S1, S7, S8) span only that range.
         let high_water = self.high_water.max(self.capacity - (self.gap_count - taken));
-        let bits = key_bits(high_water);
-        // Ascending IDs: children are assigned in this order (S2), independent of ID-set order.
-        ensure(&dev, &mut ws.vals, n_r.max(n_c))?;
-        prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.r, &mut ws.vals, n_r, bits)?;
-        prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.c, &mut ws.vals, n_c, bits)?;
+        ensure(&dev, &mut ws.seen, high_water)?;
         self.set_status(dev.cptr(&ws.r), n_r, status::MARKED_REFINE)?;
         self.set_status(dev.cptr(&ws.c), n_c, status::MARKED_COARSEN)?;
         let n_k = n_r + n_c;
@@ -169,8 +174,7 @@ impl<D: Dim> Mesh<D> {
         a.out = dev.ptr(&mut ws.t1);
         a.out2 = dev.ptr(&mut ws.t2);
         self.run::<GatherNeighbours<D>>(n_k, a)?;
-        // Neighbour lists are mostly valid (only links across walls are not).
-        let n_m = sort_unique(&dev, ws, n_k * nb, bits, Target::Map, true)?;
+        let n_m = distinct(&dev, ws, n_k * nb, 0, high_water, Target::Map)?;
         clock.lap(1)?;
 
         // S2 Map Gaps to Marked Blocks: first children from the end of the gap set, then
@@ -208,19 +212,26 @@ impl<D: Dim> Mesh<D> {
         self.run::<MarkRemoved<D>>(n_c2 * nc, a)?;
         clock.lap(4)?;
 
+        // Coarsened and refined blocks grouped by their children's level (S5, S6, and the
+        // solver's filling of new children), one read-back for both.
+        let (off_c, off_r) = self.level_keys(ws, n_c2, n_r)?;
+
         // S5 Coarsen Blocks in ID Sets. The gaps S2 took are already copied into `child`,
         // so the freed groups overwrite them: the gap set ends at `base` + freed.
         let base = self.gap_count - taken;
         if n_c2 > 0 {
-            let off = self.level_keys(ws, n_c2, true)?;
             for l in 0..self.spec.max_levels {
-                if off[l + 1] > off[l] {
+                let cnt = off_c[l + 1] - off_c[l];
+                if cnt > 0 {
                     let m = self.id_counts[l];
                     ensure(&dev, &mut ws.fa, m)?;
                     let mut a = self.args(dev.cptr(&self.id_sets[l]));
                     a.out = dev.ptr(&mut ws.fa);
                     self.run::<FlagRemoved<D>>(m, a)?;
-                    self.id_counts[l] = prim::remove_if(&dev, &mut ws.scratch, &mut self.id_sets[l], &ws.fa, m)?;
+                    // The children of the `cnt` coarsened blocks leave: the new count is
+                    // known, so the one left on the device (slot 0) is not read.
+                    prim::remove_if_deferred(&dev, &mut ws.scratch, &mut self.id_sets[l], &ws.fa, m, &mut ws.counts, 0)?;
+                    self.id_counts[l] = m - cnt * nc;
                 }
             }
             let gaps = dev.ptr(&mut self.gaps);
@@ -239,22 +250,20 @@ impl<D: Dim> Mesh<D> {
 
         // S6 Refine Blocks in ID Sets: children of each level's parents, in parent-ID order
         // (the sort is stable), appended to the ID set of the children's level.
-        if n_r > 0 {
-            let off = self.level_keys(ws, n_r, false)?;
-            for l in 1..self.spec.max_levels {
-                let cnt = off[l + 1] - off[l];
-                if cnt > 0 {
-                    let ids = dev.ptr(&mut self.id_sets[l]);
-                    let mut a = self.args(std::ptr::null());
-                    a.aux = dev.cptr(&ws.vals);
-                    a.out = ids;
-                    a.a = off[l] as i32;
-                    a.b = self.id_counts[l] as i32;
-                    self.run::<AppendChildren<D>>(cnt * nc, a)?;
-                    self.id_counts[l] += cnt * nc;
-                }
+        for l in 1..self.spec.max_levels {
+            let cnt = off_r[l + 1] - off_r[l];
+            if cnt > 0 {
+                let ids = dev.ptr(&mut self.id_sets[l]);
+                let mut a = self.args(std::ptr::null());
+                a.aux = dev.cptr(&ws.refined);
+                a.out = ids;
+                a.a = off_r[l] as i32;
+                a.b = self.id_counts[l] as i32;
+                self.run::<AppendChildren<D>>(cnt * nc, a)?;
+                self.id_counts[l] += cnt * nc;
             }
         }
+        ws.refined_offsets = off_r;
         clock.lap(6)?;
 
         // S7 Finalize Ref. IDs, then branch/leaf statuses of the marked blocks' parents.
@@ -266,8 +275,7 @@ impl<D: Dim> Mesh<D> {
         a.out = dev.ptr(&mut ws.t1);
         a.out2 = dev.ptr(&mut ws.t2);
         self.run::<GatherParents<D>>(n_k, a)?;
-        // Root blocks have no parent: this list is often mostly invalid.
-        let n_p = sort_unique(&dev, ws, n_k, bits, Target::Set, false)?;
+        let n_p = distinct(&dev, ws, n_k, 0, high_water, Target::Set)?;
         let mut a = self.args(dev.cptr(&ws.set));
         a.out = dev.ptr(&mut ws.t1);
         self.run::<BranchStatus<D>>(n_p, a)?;
@@ -285,25 +293,12 @@ impl<D: Dim> Mesh<D> {
         a.out = dev.ptr(&mut ws.t1);
         a.out2 = dev.ptr(&mut ws.t2);
         self.run::<GatherChildren<D>>(n_m, a)?;
-        // The map and the children of its refined blocks, sorted and distinct, in one
-        // read-back: children of leaves become a fill value above every ID (see
-        // `sort_unique`). Links are recomputed for all of them from their parents'
-        // `nbr_child`, which is current (untouched, or refreshed just above for map
-        // blocks): for blocks whose links did not change this rewrites the same values.
-        let n_all = n_m + n_m * nc;
-        ensure(&dev, &mut ws.keys, n_all + 1)?;
-        dev.copy(&ws.map, n_m, &mut ws.keys, 0)?;
-        let fill = if bits >= 32 { u32::MAX } else { (1u32 << bits) - 1 };
-        let args = ramus_kernels::primitives::SelectOrArgs {
-            flags: dev.cptr(&ws.t2),
-            values: dev.cptr(&ws.t1),
-            out: dev.ptr(&mut ws.keys).wrapping_add(n_m),
-            n: (n_m * nc) as u32,
-            fill,
-        };
-        // SAFETY: t1/t2 hold `n_m N_c` items; keys holds `n_all + 1`.
-        unsafe { dev.launch::<ramus_kernels::primitives::SelectOr>(n_m * nc + 1, args)? };
-        let n_s = sort_unique_keys(&dev, ws, n_all + 1, bits, Target::Set)? - 1;
+        // The map and the children of its refined blocks, sorted and distinct. Links are
+        // recomputed for all of them from their parents' `nbr_child`, which is current
+        // (untouched, or refreshed just above for map blocks): for blocks whose links did
+        // not change this rewrites the same values.
+        prim::mark_seen(&dev, &mut ws.seen, &ws.map, None, n_m)?;
+        let n_s = distinct(&dev, ws, n_m * nc, n_m, high_water, Target::Set)?;
         let a = self.args(dev.cptr(&ws.set));
         self.run::<ChildLinks<D>>(n_s, a)?;
         let mut a = self.args(dev.cptr(&ws.set));
@@ -331,77 +326,51 @@ impl<D: Dim> Mesh<D> {
         self.run::<ClearMarks<D>>(n_act, a)
     }
 
-    /// Sorts the child levels of the listed blocks (`ws.r` if `!coarsen`, else `ws.c2`)
-    /// into `ws.keys`, with `ws.vals` = the blocks (or their first children when
-    /// coarsening), stably; returns the offset of each level in the sorted order.
-    fn level_keys(&mut self, ws: &mut AdaptWorkspace, n: usize, coarsen: bool) -> Result<Vec<usize>> {
+    /// Groups blocks by the level of their children, keeping their order within a level
+    /// (stable sort): the `n_c2` coarsened blocks of `ws.c2` into `ws.vals` as their first
+    /// children, and the `n_r` refined blocks of `ws.r` into `ws.refined`. Returns the
+    /// offsets of each level in the two (`max_levels + 1` each), read back together.
+    fn level_keys(&mut self, ws: &mut AdaptWorkspace, n_c2: usize, n_r: usize) -> Result<(Vec<usize>, Vec<usize>)> {
         let dev = self.device.clone();
-        ensure(&dev, &mut ws.keys, n)?;
-        ensure(&dev, &mut ws.vals, n)?;
-        let list = if coarsen { dev.cptr(&ws.c2) } else { dev.cptr(&ws.r) };
-        let mut a = self.args(list);
-        a.out = dev.ptr(&mut ws.keys);
-        a.out2 = dev.ptr(&mut ws.vals);
-        a.a = coarsen as i32;
-        self.run::<LevelKeys<D>>(n, a)?;
-        let level_bits = key_bits(ramus_kernels::amr::MAX_LEVELS);
-        prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.keys, &mut ws.vals, n, level_bits)?;
         let m = self.spec.max_levels + 1;
-        ensure(&dev, &mut ws.off, m)?;
-        let mut a = self.args(std::ptr::null());
-        a.aux = dev.cptr(&ws.keys);
-        a.out = dev.ptr(&mut ws.off);
-        a.a = n as i32;
-        self.run::<LevelOffsets<D>>(m, a)?;
-        Ok(dev.read(&ws.off, 0..m)?.into_iter().map(|x| x as usize).collect())
+        ensure(&dev, &mut ws.off, 2 * m)?;
+        let level_bits = key_bits(ramus_kernels::amr::MAX_LEVELS);
+        for (coarsen, n) in [(true, n_c2), (false, n_r)] {
+            ensure(&dev, &mut ws.keys, n)?;
+            let (list, vals) = if coarsen { (&ws.c2, &mut ws.vals) } else { (&ws.r, &mut ws.refined) };
+            ensure(&dev, vals, n)?;
+            let mut a = self.args(dev.cptr(list));
+            a.out = dev.ptr(&mut ws.keys);
+            a.out2 = dev.ptr(vals);
+            a.a = coarsen as i32;
+            self.run::<LevelKeys<D>>(n, a)?;
+            prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.keys, vals, n, level_bits)?;
+            let mut a = self.args(std::ptr::null());
+            a.aux = dev.cptr(&ws.keys);
+            a.out = dev.ptr(&mut ws.off).wrapping_add(if coarsen { 0 } else { m });
+            a.a = n as i32;
+            self.run::<LevelOffsets<D>>(m, a)?;
+        }
+        let off: Vec<usize> = dev.read(&ws.off, 0..2 * m)?.into_iter().map(|x| x as usize).collect();
+        Ok((off[..m].to_vec(), off[m..].to_vec()))
     }
 }
 
-/// Where [`sort_unique`] leaves its result.
+/// Where [`distinct`] leaves its result.
 enum Target {
     Map,
     Set,
 }
 
-/// Sorts the valid entries of `ws.t1[..n]` (flags in `ws.t2`) and writes the distinct
-/// values to `ws.map` or `ws.set`; returns their count.
-///
-/// `mostly_valid`: replace the invalid entries by a fill value above every block ID and
-/// append one more fill, so they sort last and `unique` counts exactly one of them —
-/// one read-back (the unique count) instead of two, at the price of sorting the invalid
-/// entries. Otherwise compact first.
-fn sort_unique(dev: &Device, ws: &mut AdaptWorkspace, n: usize, bits: u32, target: Target, mostly_valid: bool) -> Result<usize> {
-    if !mostly_valid {
-        ensure(dev, &mut ws.keys, n)?;
-        let m = prim::compact(dev, &mut ws.scratch, &ws.t2, &ws.t1, n, &mut ws.keys)?;
-        return sort_unique_keys(dev, ws, m, bits, target);
-    }
-    ensure(dev, &mut ws.keys, n + 1)?;
-    let fill = if bits >= 32 { u32::MAX } else { (1u32 << bits) - 1 };
-    let args = ramus_kernels::primitives::SelectOrArgs {
-        flags: dev.cptr(&ws.t2),
-        values: dev.cptr(&ws.t1),
-        out: dev.ptr(&mut ws.keys),
-        n: n as u32,
-        fill,
-    };
-    // SAFETY: t1 and t2 hold `n` items, keys `n + 1`.
-    unsafe { dev.launch::<ramus_kernels::primitives::SelectOr>(n + 1, args)? };
-    let m = sort_unique_keys(dev, ws, n + 1, bits, target)?;
-    // `key_bits(high_water)` bits hold the high-water mark itself, so the fill exceeds
-    // every ID.
-    Ok(m - 1)
-}
-
-/// Sorts `ws.keys[..m]` and writes the distinct values to `ws.map` or `ws.set`; returns
-/// their count.
-fn sort_unique_keys(dev: &Device, ws: &mut AdaptWorkspace, m: usize, bits: u32, target: Target) -> Result<usize> {
-    ensure(dev, &mut ws.vals, m)?;
-    prim::sort_by_key(dev, &mut ws.scratch, &mut ws.keys, &mut ws.vals, m, bits)?;
+/// Flags the valid entries of `ws.t1[..n]` (flags in `ws.t2`), all below `range`, in
+/// `ws.seen` (which may hold `before` other flags) and writes the distinct flagged IDs,
+/// ascending, to `ws.map` or `ws.set`; returns their count (one read-back).
+fn distinct(dev: &Device, ws: &mut AdaptWorkspace, n: usize, before: usize, range: usize, target: Target) -> Result<usize> {
+    prim::mark_seen(dev, &mut ws.seen, &ws.t1, Some(&ws.t2), n)?;
     let out = match target {
         Target::Map => &mut ws.map,
         Target::Set => &mut ws.set,
     };
-    ensure(dev, out, m)?;
-    prim::unique(dev, &mut ws.scratch, &ws.keys, m, out)
+    ensure(dev, out, range.min(n + before))?;
+    prim::take_seen(dev, &mut ws.scratch, &mut ws.seen, range, out)
 }

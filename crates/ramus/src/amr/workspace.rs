@@ -36,8 +36,15 @@ pub struct AdaptWorkspace {
     pub(crate) map: Buffer<u32>,
     /// Distinct parents / blocks whose masks are recomputed.
     pub(crate) set: Buffer<u32>,
-    /// Per-level offsets (`MAX_LEVELS + 1`).
+    /// Per-ID flags of the sort-free deduplications (all zero between uses), sized to
+    /// the high-water mark of handed-out IDs.
+    pub(crate) seen: Buffer<u32>,
+    /// Per-level offsets (`MAX_LEVELS + 1`, twice).
     pub(crate) off: Buffer<u32>,
+    /// The blocks refined by the last adapt, grouped by their children's level (parent-ID
+    /// order within a level), and the offset of each level in it (`max_levels + 1`).
+    pub(crate) refined: Buffer<u32>,
+    pub(crate) refined_offsets: Vec<usize>,
     /// Counts left on the device by deferred compactions, read together.
     pub(crate) counts: Buffer<u64>,
     /// Time every step separately ([`super::AdaptReport::per_step`]): synchronises the
@@ -68,8 +75,20 @@ impl AdaptWorkspace {
             vals: z(),
             map: z(),
             set: z(),
+            seen: z(),
             off: z(),
+            refined: z(),
+            refined_offsets: Vec::new(),
         })
+    }
+}
+
+impl AdaptWorkspace {
+    /// The blocks the last adapt refined, grouped by the level of their children, and the
+    /// offset of each level in that list: level `l`'s new children have the parents
+    /// `list[offsets[l] .. offsets[l + 1]]` (`offsets` is empty if nothing was refined).
+    pub(crate) fn refined_by_level(&self) -> (&Buffer<u32>, &[usize]) {
+        (&self.refined, &self.refined_offsets)
     }
 }
 

@@ -38,6 +38,11 @@ use ramus_kernels::primitives::{self as k, ScanArgs, ScanIn, ScanOut, SCAN_CTA, 
 use super::device::{Buffer, Device, Elem};
 use crate::error::{Error, Result};
 
+mod deferred;
+mod seen;
+pub use deferred::{compact_deferred, remove_if_deferred};
+pub use seen::{mark_seen, take_seen, take_seen_deferred};
+
 /// Inputs up to this size are sorted on CUDA by [`RankSort`](k::RankSort) (one launch,
 /// O(n²) work: about 8192 compares per thread at the limit, tens of µs on an H100)
 /// instead of the radix sort (two launches per key bit, ~0.2 ms for 21 bits).
@@ -376,38 +381,6 @@ fn compact_by<T: Elem>(
     // SAFETY: `flags`/`values` have `n` items (checked by the callers), `out` `count`.
     unsafe { compact_values(dev, n, dev.cptr(flags), values, local, sums.wrapping_add(plan.levels[0].0), out, pred)? };
     Ok(count)
-}
-
-/// Stream compaction like [`compact`], without reading the count back: `out` must hold
-/// `n` items, and the count is left on the device in `counts[slot]`, so that a caller
-/// can read several counts with one read-back (each read-back is a device
-/// synchronisation).
-#[allow(clippy::too_many_arguments)]
-pub fn compact_deferred<T: Elem>(
-    dev: &Device,
-    scratch: &mut Scratch,
-    flags: &Buffer<u32>,
-    values: &Buffer<T>,
-    n: usize,
-    out: &mut Buffer<T>,
-    counts: &mut Buffer<u64>,
-    slot: usize,
-) -> Result<()> {
-    check(dev, flags, n, "compact_deferred flags")?;
-    check(dev, values, n, "compact_deferred values")?;
-    check(dev, out, n, "compact_deferred output")?;
-    check(dev, counts, slot + 1, "compact_deferred counts")?;
-    if n == 0 {
-        return dev.write(counts, slot, &[0]);
-    }
-    word_size::<T>()?;
-    let (plan, sums, local) = scan_into_scratch(dev, scratch, flags, n, NONZERO)?;
-    let out_p = dev.ptr(out);
-    // SAFETY: `flags`/`values` have `n` items, `out` holds `n` >= the count.
-    unsafe {
-        compact_values(dev, n, dev.cptr(flags), dev.cptr(values), local, sums.wrapping_add(plan.levels[0].0), out_p, NONZERO)?
-    };
-    dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
 }
 
 /// Stream compaction (`copy_if`): writes the `values[i]` with `flags[i] != 0`, `i < n`,

@@ -82,24 +82,30 @@ impl Schedule {
         if self.counts.len() < slots || matches!((dev, &self.counts), (Device::Cuda(_), Buffer::Host(_))) {
             self.counts = dev.zeros(slots)?;
         }
+        // Empty lists are known on the host: their slots are neither written nor read.
+        let mut built = vec![false; slots];
         for (l, lists) in self.levels.iter_mut().enumerate() {
             let n = mesh.id_counts[l];
             for (k, (list, which)) in lists.lists().into_iter().enumerate() {
                 let slot = LISTS * l + k;
+                list.len = 0;
                 if n == 0 || (which == SELECT_OBSTACLE_LEAVES && onb.is_none()) {
-                    list.len = 0;
-                    dev.write(&mut self.counts, slot, &[0])?;
                     continue;
                 }
                 flag(mesh, &mesh.id_sets[l], n, which, 0, onb, &mut self.flags)?;
                 ensure(dev, &mut list.ids, n)?;
                 prim::compact_deferred(dev, &mut self.scratch, &self.flags, &mesh.id_sets[l], n, &mut list.ids, &mut self.counts, slot)?;
+                built[slot] = true;
             }
         }
-        let counts = dev.read(&self.counts, 0..slots)?;
+        let last = built.iter().rposition(|&b| b).map_or(0, |s| s + 1);
+        let counts = dev.read(&self.counts, 0..last)?;
         for (l, lists) in self.levels.iter_mut().enumerate() {
             for (k, (list, _)) in lists.lists().into_iter().enumerate() {
-                list.len = counts[LISTS * l + k] as usize;
+                let slot = LISTS * l + k;
+                if built[slot] {
+                    list.len = counts[slot] as usize;
+                }
             }
         }
         Ok(())

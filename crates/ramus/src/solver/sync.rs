@@ -5,7 +5,7 @@
 //! direction").
 
 use ramus_kernels::average::AVERAGE_NOT_GHOST;
-use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_COARSENING, SELECT_LEVEL};
+use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_COARSENING};
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::schedule::flag;
@@ -90,20 +90,19 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         }
         s.by_level.resize_with(levels, || Buffer::Host(Vec::new()));
         let nc = <Q::Dim as Dim>::CHILDREN as i32;
-        for l in 0..levels.saturating_sub(1) {
-            let n = mesh.id_counts[l];
-            if n == 0 || mesh.id_counts[l + 1] == 0 {
-                dev.write(&mut s.counts, l, &[0])?;
-                continue;
-            }
-            let ids = &mesh.id_sets[l];
+        // Levels without children have no candidates: their slots are not written or read.
+        let built = |l: usize| mesh.id_counts[l] > 0 && mesh.id_counts[l + 1] > 0;
+        let mut last = 0;
+        for l in (0..levels.saturating_sub(1)).filter(|&l| built(l)) {
+            let (ids, n) = (&mesh.id_sets[l], mesh.id_counts[l]);
             flag(mesh, ids, n, SELECT_COARSENING, nc, None, &mut s.flags)?;
             ensure(dev, &mut s.by_level[l], n)?;
             prim::compact_deferred(dev, &mut s.scratch, &s.flags, ids, n, &mut s.by_level[l], &mut s.counts, l)?;
+            last = l + 1;
         }
-        let counts = dev.read(&s.counts, 0..levels.saturating_sub(1))?;
-        for l in (0..levels.saturating_sub(1)).rev() {
-            let n = counts[l] as usize;
+        let counts = dev.read(&s.counts, 0..last)?;
+        for l in (0..last).rev() {
+            let n = if built(l) { counts[l] as usize } else { 0 };
             if n > 0 {
                 let list = dev.cptr(&s.by_level[l]);
                 self.average(mesh, list, n, l, l == 0 && root_odd, AVERAGE_NOT_GHOST)?;
@@ -112,44 +111,33 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         Ok(())
     }
 
-    /// Fills every cell of the children of the `n` parents in `parents` (just refined) by
-    /// interpolation from their parents, at a root-step boundary.
+    /// Fills every cell of the children of the parents just refined by interpolation from
+    /// their parents, at a root-step boundary. `parents` groups them by the level of their
+    /// children: level `l`'s are `parents[offsets[l] .. offsets[l + 1]]` (see
+    /// [`crate::amr::AdaptWorkspace`]); empty `offsets`: nothing to fill.
     pub fn fill_children(
         &mut self,
         mesh: &Mesh<Q::Dim>,
         parents: &Buffer<u32>,
-        n: usize,
+        offsets: &[usize],
         root_odd: bool,
         s: &mut SyncScratch,
     ) -> Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
         let dev = &mesh.device;
         let nc = <Q::Dim as Dim>::CHILDREN;
-        ensure(dev, &mut s.list, n * nc)?;
-        let args = ExpandArgs { parents: dev.cptr(parents), child: dev.cptr(&mesh.child), out: dev.ptr(&mut s.list) };
-        // SAFETY: `parents` holds `n` refined blocks; `s.list` holds `n N_c` items.
-        unsafe { dev.launch::<ExpandChildren<Q::Dim>>(n * nc, args)? };
-        // Children of one level at a time (each level pair has its own factor); one
-        // read-back for all the counts.
-        let levels = mesh.max_levels();
-        if s.counts.len() < levels || matches!((dev, &s.counts), (Device::Cuda(_), Buffer::Host(_))) {
-            s.counts = dev.zeros(levels)?;
-        }
-        s.by_level.resize_with(levels, || Buffer::Host(Vec::new()));
-        for l in 1..levels {
-            flag(mesh, &s.list, n * nc, SELECT_LEVEL, l as i32, None, &mut s.flags)?;
-            ensure(dev, &mut s.by_level[l], n * nc)?;
-            prim::compact_deferred(dev, &mut s.scratch, &s.flags, &s.list, n * nc, &mut s.by_level[l], &mut s.counts, l)?;
-        }
-        let counts = dev.read(&s.counts, 0..levels)?;
-        for l in 1..levels {
-            let m = counts[l] as usize;
-            if m > 0 {
-                let list = dev.cptr(&s.by_level[l]);
-                self.interpolate(mesh, list, m, l - 1, l == 1 && root_odd, false)?;
+        for l in 1..offsets.len().saturating_sub(1).min(mesh.max_levels()) {
+            let n = offsets[l + 1] - offsets[l];
+            if n == 0 {
+                continue;
             }
+            ensure(dev, &mut s.list, n * nc)?;
+            let first = dev.cptr(parents).wrapping_add(offsets[l]);
+            let args = ExpandArgs { parents: first, child: dev.cptr(&mesh.child), out: dev.ptr(&mut s.list) };
+            // SAFETY: `parents[offsets[l]..]` holds `n` refined blocks; `s.list` `n N_c` items.
+            unsafe { dev.launch::<ExpandChildren<Q::Dim>>(n * nc, args)? };
+            // Queued after the expansion: the next level's expansion reuses the list only
+            // after this interpolation has read it (one stream).
+            self.interpolate(mesh, dev.cptr(&s.list), n * nc, l - 1, l == 1 && root_odd, false)?;
         }
         Ok(())
     }

@@ -1,0 +1,66 @@
+//! Compactions that leave their count on the device instead of reading it back, so that
+//! a caller can queue several and read all counts with one synchronisation, or skip the
+//! read-back where the host knows the count already.
+
+use super::{check, compact_values, grow, scan_into_scratch, word_size, Buffer, Device, Elem, Result, Scratch, NONZERO, ZERO};
+
+/// Stream compaction like [`compact`], without reading the count back: `out` must hold
+/// `n` items, and the count is left on the device in `counts[slot]`, so that a caller
+/// can read several counts with one read-back (each read-back is a device
+/// synchronisation).
+#[allow(clippy::too_many_arguments)]
+pub fn compact_deferred<T: Elem>(
+    dev: &Device,
+    scratch: &mut Scratch,
+    flags: &Buffer<u32>,
+    values: &Buffer<T>,
+    n: usize,
+    out: &mut Buffer<T>,
+    counts: &mut Buffer<u64>,
+    slot: usize,
+) -> Result<()> {
+    check(dev, flags, n, "compact_deferred flags")?;
+    check(dev, values, n, "compact_deferred values")?;
+    check(dev, out, n, "compact_deferred output")?;
+    check(dev, counts, slot + 1, "compact_deferred counts")?;
+    if n == 0 {
+        return dev.write(counts, slot, &[0]);
+    }
+    word_size::<T>()?;
+    let (plan, sums, local) = scan_into_scratch(dev, scratch, flags, n, NONZERO)?;
+    let out_p = dev.ptr(out);
+    // SAFETY: `flags`/`values` have `n` items, `out` holds `n` >= the count.
+    unsafe {
+        compact_values(dev, n, dev.cptr(flags), dev.cptr(values), local, sums.wrapping_add(plan.levels[0].0), out_p, NONZERO)?
+    };
+    dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
+}
+
+
+/// [`remove_if`](super::remove_if) without reading the count back: keeps the `values[i]`
+/// with `remove[i] == 0`, `i < n`, in order, at the front of `values`, and leaves their
+/// number on the device in `counts[slot]`.
+pub fn remove_if_deferred(
+    dev: &Device,
+    scratch: &mut Scratch,
+    values: &mut Buffer<u32>,
+    remove: &Buffer<u32>,
+    n: usize,
+    counts: &mut Buffer<u64>,
+    slot: usize,
+) -> Result<()> {
+    check(dev, values, n, "remove_if values")?;
+    check(dev, remove, n, "remove_if flags")?;
+    check(dev, counts, slot + 1, "remove_if counts")?;
+    if n == 0 {
+        return dev.write(counts, slot, &[0]);
+    }
+    let copy = grow(dev, &mut scratch.keys, n)?;
+    dev.copy(values, n, copy, 0)?;
+    let copy = dev.cptr(copy);
+    let (plan, sums, local) = scan_into_scratch(dev, scratch, remove, n, ZERO)?;
+    let out = dev.ptr(values);
+    // SAFETY: `remove` and the copy have `n` items, `values` holds `n` >= the count.
+    unsafe { compact_values(dev, n, dev.cptr(remove), copy, local, sums.wrapping_add(plan.levels[0].0), out, ZERO)? };
+    dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
+}

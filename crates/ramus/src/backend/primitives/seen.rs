@@ -1,0 +1,95 @@
+//! Sorted distinct block IDs without sorting: flag the IDs in an array indexed by ID
+//! ([`mark_seen`], any number of lists), then compact the flag indices ([`take_seen`]),
+//! which also clears the flags. The output is exactly "sort, then unique" of the flagged
+//! IDs, for O(items + range) work in a handful of launches, where a radix sort of block
+//! IDs costs a scan and a scatter per key bit. The AMR routine uses it for its
+//! deduplicated neighbourhoods (paper, steps 1, 7 and 8) with `range` = the highest ID
+//! handed out, which follows the active blocks, not the pool capacity.
+
+use ramus_kernels::primitives as k;
+
+use super::{check, scan_into_scratch, total, Buffer, Device, Result, Scratch, NONZERO};
+
+/// Sets `seen[ids[i]] = 1` for `i < n` (only where `valid[i] != 0`, when given). `seen`
+/// must be longer than every flagged ID (not checked on the device). Queued, no
+/// read-back.
+pub fn mark_seen(
+    dev: &Device,
+    seen: &mut Buffer<u32>,
+    ids: &Buffer<u32>,
+    valid: Option<&Buffer<u32>>,
+    n: usize,
+) -> Result<()> {
+    check(dev, ids, n, "mark_seen ids")?;
+    if let Some(v) = valid {
+        check(dev, v, n, "mark_seen flags")?;
+    }
+    check(dev, seen, 0, "mark_seen seen")?;
+    if n == 0 {
+        return Ok(());
+    }
+    let args = k::MarkSeenArgs {
+        ids: dev.cptr(ids),
+        valid: valid.map_or(std::ptr::null(), |v| dev.cptr(v)),
+        seen: dev.ptr(seen),
+    };
+    // SAFETY: `ids` (and `valid`) hold `n` items; the caller keeps every ID below `seen.len()`.
+    unsafe { dev.launch::<k::MarkSeen>(n, args) }
+}
+
+/// Writes the `i < range` with `seen[i] != 0`, ascending, to `out[..count]`, resets those
+/// flags to zero, and returns `count` (one read-back). `out` must hold at least `count`
+/// items: size it for the number of items flagged, which bounds `count`.
+pub fn take_seen(
+    dev: &Device,
+    scratch: &mut Scratch,
+    seen: &mut Buffer<u32>,
+    range: usize,
+    out: &mut Buffer<u32>,
+) -> Result<usize> {
+    check(dev, seen, range, "take_seen seen")?;
+    if range == 0 {
+        return Ok(0);
+    }
+    let (plan, sums, local) = scan_into_scratch(dev, scratch, seen, range, NONZERO)?;
+    let count = total(dev, scratch, &plan)? as usize;
+    check(dev, out, count, "take_seen output")?;
+    let args = k::TakeSeenArgs {
+        flags: dev.ptr(seen),
+        local,
+        offsets: sums.wrapping_add(plan.levels[0].0),
+        out: dev.ptr(out),
+    };
+    // SAFETY: `seen` holds `range` items and the scan covers them; `out` holds `count`.
+    unsafe { dev.launch::<k::TakeSeen>(range, args)? };
+    Ok(count)
+}
+
+/// [`take_seen`] without the read-back: the count is left on the device in
+/// `counts[slot]`, and `out` must hold `range` items.
+pub fn take_seen_deferred(
+    dev: &Device,
+    scratch: &mut Scratch,
+    seen: &mut Buffer<u32>,
+    range: usize,
+    out: &mut Buffer<u32>,
+    counts: &mut Buffer<u64>,
+    slot: usize,
+) -> Result<()> {
+    check(dev, seen, range, "take_seen seen")?;
+    check(dev, out, range, "take_seen output")?;
+    check(dev, counts, slot + 1, "take_seen counts")?;
+    if range == 0 {
+        return dev.write(counts, slot, &[0]);
+    }
+    let (plan, sums, local) = scan_into_scratch(dev, scratch, seen, range, NONZERO)?;
+    let args = k::TakeSeenArgs {
+        flags: dev.ptr(seen),
+        local,
+        offsets: sums.wrapping_add(plan.levels[0].0),
+        out: dev.ptr(out),
+    };
+    // SAFETY: `seen` and `out` hold `range` items and the scan covers them.
+    unsafe { dev.launch::<k::TakeSeen>(range, args)? };
+    dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
+}
