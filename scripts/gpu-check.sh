@@ -67,8 +67,9 @@ bundle() {
         install -m 755 "$exe" "$bundle_dir/$name"
     done
 
-    # Optional examples: the adapt benchmark, the forest example, the cylinder.
-    for name in bench_adapt forest cylinder; do
+    # Optional examples: the adapt benchmark, the forest example, the cylinder, the
+    # per-adaptation trace.
+    for name in bench_adapt forest cylinder adapt_trace; do
         [[ -f examples/$name.rs ]] || continue
         echo "== building examples/$name.rs (release)"
         json=$(cargo build --release --example "$name" --message-format=json)

@@ -1,12 +1,16 @@
 //! Refinement criteria computed from the solution (paper, section "Adaptive Mesh
 //! Refinement" of the solver, Algorithm "Refinement/Coarsening Criterion").
 //!
-//! The vorticity criterion runs in two launches over the leaves of one level: a per-cell
-//! kernel ([`CellVorticity`]) writes `|ω|` of every cell, and a per-block kernel
-//! ([`MarkByLevelRule`]) reduces the block's cells to their maximum and turns it into a
-//! refine / coarsen / keep mark with the paper's log₂ level rule. Two launches instead of
-//! the paper's shared-memory reduction: every cell-thread stays independent (the kernel
-//! contract of [`crate::launch`]), and the second pass reads only `4^D` floats per block.
+//! The vorticity criterion runs in one launch per level over that level's ID set: every
+//! cell of a leaf computes its velocity and `|ω|²` with the paper's first-order
+//! differences, the block's maximum goes through the paper's log₂ level rule
+//! ([`desired_level`]), and the block is marked refine / coarsen / keep. On CUDA one CTA
+//! of [`CRITERION_CTA`] threads covers `CRITERION_CTA / 4^D` blocks
+//! ([`vorticity_mark_cooperative`]): each cell loads its populations once and shares its
+//! velocity through shared memory, so a difference inside the block costs no load (only
+//! the `+x`/`+y`/`+z` faces read the neighbour block), and the block maximum is a
+//! shared-memory reduction. On the CPU one work item does a whole block
+//! ([`VorticityMarkSerial`]) with the same arithmetic: the marks agree bit for bit.
 //!
 //! **Units.** The paper keeps "physical" scales: Δx = Δt = 1/N on the root grid of a
 //! domain of length 1 and velocity in lattice units, so its `|ω|` is (lattice velocity)
@@ -22,29 +26,47 @@ use crate::collide::moments;
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
+use crate::primitives::Cta;
 use crate::real::Real;
 use crate::stream::{lattice_suffix, load_cell, Field};
 
+/// Threads per CTA of [`vorticity_mark_cooperative`] (a multiple of `4^D` in 2D and 3D).
+pub const CRITERION_CTA: u32 = 128;
+/// Shared memory of [`vorticity_mark_cooperative`]: per thread three velocity words and
+/// one criterion word (`u64` each).
+pub const CRITERION_SHARED_BYTES: u32 = CRITERION_CTA * 4 * 8;
+
 kernel_args! {
-    /// Arguments of [`CellVorticity`].
-    pub struct VorticityArgs<F> {
+    /// Arguments of the vorticity criterion ([`VorticityMarkSerial`],
+    /// [`vorticity_mark_cooperative`]).
+    pub struct CriterionArgs<F> {
         /// Distribution pool.
         pub f: *mut F,
         /// Neighbour links.
         pub nbr: *const i32,
         /// Per-block boundary flags.
         pub onb: *const u32,
-        /// Blocks of one level; item `i` is cell `i mod 4^D` of `list[i / 4^D]`.
+        /// Per-block solid-cell masks (see [`Field::solid`]).
+        pub solid: *const u64,
+        /// Blocks of one level (its ID set); only leaves are evaluated and marked.
         pub list: *const u32,
-        /// Per-block statuses: only leaves are evaluated (others get 0).
+        /// Number of listed blocks.
+        pub n: u32,
+        /// Per-block statuses.
         pub status: *const i32,
-        /// `|ω|²` per item.
-        pub out: *mut f32,
+        /// Per-block marks of the pool (written for the listed leaves).
+        pub mark: *mut i32,
         /// `length · 2^level`: converts a velocity difference per cell of the level to
         /// (lattice velocity) per reference length.
         pub scale: F,
-        /// Per-block solid-cell masks (see [`Field::solid`]).
-        pub solid: *const u64,
+        /// Level of the listed blocks.
+        pub level: i32,
+        /// Grid levels allowed (`L_max`).
+        pub max_levels: i32,
+        /// The paper's `N_start`.
+        pub n_start: f32,
+        /// The paper's `N_inc`.
+        pub n_inc: f32,
     }
 }
 
@@ -55,88 +77,165 @@ unsafe fn velocity<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, b: 
     moments::<L, F>(&h).1
 }
 
-/// `∂u/∂x_a` at cell `x` of block `b` (`u0` its velocity) along the unit offset `e`, by
-/// a first-order difference as in the paper: forward where the neighbour exists on the
-/// level, else backward, else zero. One neighbour per axis: `1 + D` cell loads per cell.
+/// `∂u/∂x_AXIS` at cell `t` (coordinates `x`) of block `b`, `u0` its velocity, by a
+/// first-order difference as in the paper: forward where the neighbour exists on the
+/// level, else backward. `local(t')` is the velocity of cell `t'` of the same block; only
+/// the forward neighbour of a cell on the block's upper face is loaded (a backward
+/// neighbour is always inside the block, blocks being 4 cells wide).
 #[inline(always)]
-unsafe fn derivative<L: VelocitySet, F: Real, const ODD: bool>(
+unsafe fn derivative<L: VelocitySet, F: Real, const ODD: bool, const AXIS: usize>(
     fld: &Field<F>,
     b: usize,
     x: [i32; 3],
+    t: usize,
     u0: [F; 3],
-    e: [i32; 3],
+    local: &impl Fn(usize) -> [F; 3],
 ) -> [F; 3] {
-    let d = <L::Dim as Dim>::D;
-    let nb = <L::Dim as Dim>::NEIGHBORS;
-    let (lp, tp) = resolve(fld.nbr, b, x, e, d, nb);
+    let stride = 1usize << (2 * AXIS);
+    let diff = |a: [F; 3], b: [F; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    if x[AXIS] < 3 {
+        return diff(local(t + stride), u0);
+    }
+    let mut e = [0i32; 3];
+    e[AXIS] = 1;
+    let (lp, tp) = resolve(fld.nbr, b, x, e, <L::Dim as Dim>::D, <L::Dim as Dim>::NEIGHBORS);
     if lp >= 0 {
-        let u = velocity::<L, F, ODD>(fld, lp as usize, tp);
-        return [u[0] - u0[0], u[1] - u0[1], u[2] - u0[2]];
+        diff(velocity::<L, F, ODD>(fld, lp as usize, tp), u0)
+    } else {
+        diff(u0, local(t - stride))
     }
-    let (lm, tm) = resolve(fld.nbr, b, x, [-e[0], -e[1], -e[2]], d, nb);
-    if lm >= 0 {
-        let u = velocity::<L, F, ODD>(fld, lm as usize, tm);
-        return [u0[0] - u[0], u0[1] - u[1], u0[2] - u[2]];
-    }
-    [F::ZERO; 3]
 }
 
-/// Squared vorticity magnitude of every cell of a list of blocks of one level, from the
-/// pre-collision moments in AA layout `ODD`, with the paper's first-order differences
-/// (see [`derivative`]).
-pub struct CellVorticity<L, F, const ODD: bool>(PhantomData<(L, F)>);
+/// `|ω|²` (squared, in reference-length units, see the module) of cell `t` of block `b`.
+#[inline(always)]
+unsafe fn cell_w2<L: VelocitySet, F: Real, const ODD: bool>(
+    fld: &Field<F>,
+    b: usize,
+    t: usize,
+    scale: F,
+    local: &impl Fn(usize) -> [F; 3],
+) -> f32 {
+    let x = cell_coords(t);
+    let u0 = local(t);
+    let gx = derivative::<L, F, ODD, 0>(fld, b, x, t, u0, local);
+    let gy = derivative::<L, F, ODD, 1>(fld, b, x, t, u0, local);
+    let gz = if <L::Dim as Dim>::D == 3 { derivative::<L, F, ODD, 2>(fld, b, x, t, u0, local) } else { [F::ZERO; 3] };
+    let wx = gy[2] - gz[1];
+    let wy = gz[0] - gx[2];
+    let wz = gx[1] - gy[0];
+    // |ω|², so that no square root is needed on the device: the rule takes ½ log₂.
+    ((wx * wx + wy * wy + wz * wz) * (scale * scale)).to_f64() as f32
+}
 
-impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CellVorticity<L, F, ODD> {
-    const NAME: &'static str = if ODD { "cell_vorticity_odd" } else { "cell_vorticity_even" };
+/// The mark of a leaf of level `a.level` whose cells' largest `|ω|²` is `w2`: refine if
+/// the desired level is above, coarsen if below.
+#[inline(always)]
+fn level_mark<F>(w2: f32, a: &CriterionArgs<F>) -> i32 {
+    let des = desired_level(w2, a.max_levels, a.n_start, a.n_inc);
+    if des > a.level {
+        MARK_REFINE
+    } else if des < a.level {
+        MARK_COARSEN
+    } else {
+        MARK_NONE
+    }
+}
+
+/// The vorticity criterion on the CPU: work item `i` evaluates every cell of block
+/// `list[i]` (if a leaf) and writes its mark (CUDA runs [`vorticity_mark_cooperative`]
+/// instead, with the same result).
+pub struct VorticityMarkSerial<L, F, const ODD: bool>(PhantomData<(L, F)>);
+
+impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for VorticityMarkSerial<L, F, ODD> {
+    const NAME: &'static str = if ODD { "vorticity_mark_odd" } else { "vorticity_mark_even" };
     const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
-    type Args = VorticityArgs<F>;
-    const THREADS: u32 = 128;
+    type Args = CriterionArgs<F>;
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &VorticityArgs<F>) {
-        let d = <L::Dim as Dim>::D;
+    unsafe fn run(i: usize, a: &CriterionArgs<F>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
-        let b = *a.list.add(i / m) as usize;
+        let b = *a.list.add(i) as usize;
         if *a.status.add(b) != status::UNREFINED {
-            *a.out.add(i) = 0.0;
             return;
         }
-        let t = i & (m - 1);
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let x = cell_coords(t);
-        let u0 = velocity::<L, F, ODD>(&fld, b, t);
-        // Constant axes only: a run-time-indexed gradient array would go to local memory.
-        let gx = derivative::<L, F, ODD>(&fld, b, x, u0, [1, 0, 0]);
-        let gy = derivative::<L, F, ODD>(&fld, b, x, u0, [0, 1, 0]);
-        let gz = if d == 3 { derivative::<L, F, ODD>(&fld, b, x, u0, [0, 0, 1]) } else { [F::ZERO; 3] };
-        let wx = gy[2] - gz[1];
-        let wy = gz[0] - gx[2];
-        let wz = gx[1] - gy[0];
-        // |ω|², so that no square root is needed on the device: the rule takes ½ log₂.
-        let s2 = a.scale * a.scale;
-        *a.out.add(i) = ((wx * wx + wy * wy + wz * wz) * s2).to_f64() as f32;
+        let mut u = [[F::ZERO; 3]; 64];
+        for (t, ut) in u.iter_mut().enumerate().take(m) {
+            *ut = velocity::<L, F, ODD>(&fld, b, t);
+        }
+        let local = |t: usize| u[t];
+        let mut w = 0.0f32;
+        for t in 0..m {
+            w = w.max(cell_w2::<L, F, ODD>(&fld, b, t, a.scale, &local));
+        }
+        *a.mark.add(b) = level_mark(w, a);
     }
 }
 
-kernel_args! {
-    /// Arguments of [`MarkByLevelRule`].
-    pub struct LevelRuleArgs {
-        /// Blocks of one level (the list [`CellVorticity`] ran over).
-        pub list: *const u32,
-        /// Per-block statuses: only leaves are marked.
-        pub status: *const i32,
-        /// Squared criterion value per cell of the listed blocks.
-        pub value: *const f32,
-        /// Per-block marks of the pool.
-        pub mark: *mut i32,
-        /// Level of the listed blocks.
-        pub level: i32,
-        /// Grid levels allowed (`L_max`).
-        pub max_levels: i32,
-        /// The paper's `N_start`.
-        pub n_start: f32,
-        /// The paper's `N_inc`.
-        pub n_inc: f32,
+/// The vorticity criterion on a CUDA CTA of [`CRITERION_CTA`] threads: thread `t` of CTA
+/// `c` handles cell `i mod 4^D` of block `list[i / 4^D]`, `i = c·CRITERION_CTA + t`.
+///
+/// 1. every cell of a leaf loads its populations and puts its velocity in shared memory;
+/// 2. each computes `|ω|²` from the shared velocities (loading only a forward neighbour
+///    in the next block) and puts it in shared memory;
+/// 3. a tree reduction over each block's `4^D` slots, then the block's first thread
+///    writes the mark.
+///
+/// Every thread reaches every [`Cta::sync`]; velocities travel through shared memory as
+/// `f64` bits, which is exact for `f32` and `f64`, so the result equals
+/// [`VorticityMarkSerial`]'s bit for bit (the maximum of non-negative values does not
+/// depend on the order).
+///
+/// # Safety
+/// Launched with [`CRITERION_CTA`] threads per CTA, `⌈n 4^D / CRITERION_CTA⌉` CTAs and
+/// [`CRITERION_SHARED_BYTES`] of shared memory; pointers as for [`CriterionArgs`].
+#[inline(always)]
+pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, const ODD: bool>(cta: &C, a: &CriterionArgs<F>) {
+    const CTA: usize = CRITERION_CTA as usize;
+    let m = <L::Dim as Dim>::BLOCK_CELLS;
+    let smem = cta.shared();
+    let w2s = smem.add(3 * CTA);
+    let th = cta.thread();
+    let i = cta.block() * CTA + th;
+    let t = i & (m - 1);
+    let slot = |k: usize, axis: usize| smem.add(3 * k + axis);
+    let mut b = 0usize;
+    let mut leaf = false;
+    if i / m < a.n as usize {
+        b = *a.list.add(i / m) as usize;
+        leaf = *a.status.add(b) == status::UNREFINED;
+    }
+    let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
+    let u0 = if leaf { velocity::<L, F, ODD>(&fld, b, t) } else { [F::ZERO; 3] };
+    *slot(th, 0) = u0[0].to_f64().to_bits();
+    *slot(th, 1) = u0[1].to_f64().to_bits();
+    *slot(th, 2) = u0[2].to_f64().to_bits();
+    cta.sync();
+
+    // Cells of one block are consecutive threads: cell `t'` of this block is thread
+    // `th - t + t'`.
+    let first = th - t;
+    let local = |k: usize| {
+        let get = |axis| F::from_f64(f64::from_bits(*slot(first + k, axis)));
+        [get(0), get(1), get(2)]
+    };
+    let w2 = if leaf { cell_w2::<L, F, ODD>(&fld, b, t, a.scale, &local) } else { 0.0 };
+    *w2s.add(th) = w2.to_bits() as u64;
+    cta.sync();
+
+    let mut s = m >> 1;
+    while s > 0 {
+        if t < s {
+            let x = f32::from_bits(*w2s.add(th) as u32);
+            let y = f32::from_bits(*w2s.add(th + s) as u32);
+            *w2s.add(th) = x.max(y).to_bits() as u64;
+        }
+        cta.sync();
+        s >>= 1;
+    }
+    if leaf && t == 0 {
+        let w = 0.0f32.max(f32::from_bits(*w2s.add(th) as u32));
+        *a.mark.add(b) = level_mark(w, a);
     }
 }
 
@@ -169,37 +268,6 @@ fn libm_log2(x: f32) -> f32 {
     let s2 = s * s;
     let ln = 2.0 * s * (1.0 + s2 * (1.0 / 3.0 + s2 * (1.0 / 5.0 + s2 * (1.0 / 7.0 + s2 / 9.0))));
     exp as f32 + ln * core::f32::consts::LOG2_E
-}
-
-/// Per block of the list: the maximum of its cells' (squared) criterion values, the desired level
-/// ([`desired_level`]), and the mark: refine if above the block's level, coarsen if below.
-pub struct MarkByLevelRule<D>(PhantomData<D>);
-
-impl<D: Dim> Kernel for MarkByLevelRule<D> {
-    const NAME: &'static str = "mark_by_level_rule";
-    const SUFFIX: &'static str = D::NAME;
-    type Args = LevelRuleArgs;
-
-    #[inline(always)]
-    unsafe fn run(i: usize, a: &LevelRuleArgs) {
-        let m = D::BLOCK_CELLS;
-        let b = *a.list.add(i) as usize;
-        if *a.status.add(b) != status::UNREFINED {
-            return;
-        }
-        let mut w = 0.0f32;
-        for t in 0..m {
-            w = w.max(*a.value.add(i * m + t));
-        }
-        let des = desired_level(w, a.max_levels, a.n_start, a.n_inc);
-        *a.mark.add(b) = if des > a.level {
-            MARK_REFINE
-        } else if des < a.level {
-            MARK_COARSEN
-        } else {
-            MARK_NONE
-        };
-    }
 }
 
 #[cfg(test)]

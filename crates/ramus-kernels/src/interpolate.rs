@@ -354,8 +354,8 @@ impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for Int
 
 kernel_args! {
     /// Arguments of [`RescaleParents`] and [`InterpolateGhosts`]: those of the one-pass
-    /// exchange (`comm.list` holds the parents for [`RescaleParents`], the children with
-    /// ghost cells for [`InterpolateGhosts`]; `comm.masked` is not read) and the scratch.
+    /// exchange (`comm.list` holds the parents for [`RescaleParents`], the children for
+    /// [`InterpolateGhosts`]) and the scratch.
     pub struct GhostArgs<F> {
         pub comm: CommArgs<F>,
         /// Per block: its position in the parent list (read for the children's parents).
@@ -405,11 +405,11 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
     }
 }
 
-/// Second half of the per-step ghost exchange: the ghost cells of each listed child,
-/// interpolated linearly or (`CUBIC`) cubically ([`interpolate_split`]) from its parent's
-/// split cells in
-/// `scratch` (see [`RescaleParents`]), written in the natural layout. Gives the same
-/// values as [`InterpolateChildren`] with `masked != 0`.
+/// Second half of the per-step ghost exchange: the ghost cells (`comm.masked != 0`; every
+/// cell otherwise, to fill new children) of each listed child, interpolated linearly or
+/// (`CUBIC`) cubically ([`interpolate_split`]) from its parent's split cells in `scratch`
+/// (see [`RescaleParents`]), written in the natural layout. Gives the same values as
+/// [`InterpolateChildren`] with the same `masked`.
 pub struct InterpolateGhosts<L, F, const CUBIC: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L, F, CUBIC> {
@@ -424,7 +424,7 @@ impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L,
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let c = *a.list.add(i / m) as usize;
         let t = i & (m - 1);
-        if *a.cell_mask.add(c * m + t) != CELL_GHOST {
+        if a.masked != 0 && *a.cell_mask.add(c * m + t) != CELL_GHOST {
             return;
         }
         let q = *a.parent.add(c) as usize;

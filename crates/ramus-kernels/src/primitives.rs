@@ -187,17 +187,19 @@ impl<I: ScanIn, O: ScanOut> Kernel for ScanTileSerial<I, O> {
     }
 }
 
-/// The view of one CTA that the cooperative tile scan needs: on CUDA the thread and block
-/// indices, `__syncthreads` and the dynamic shared memory (`crate::ptx`); a test can
-/// emulate a CTA with host threads and a barrier to run the very same code.
+/// The view of one CTA that the cooperative kernels (the tile scan, the vorticity
+/// criterion of [`crate::criterion`]) need: on CUDA the thread and block indices,
+/// `__syncthreads` and the dynamic shared memory (`crate::ptx`); a test can emulate a CTA
+/// with host threads and a barrier to run the very same code.
 pub trait Cta {
-    /// Thread index in the CTA, `< SCAN_CTA`.
+    /// Thread index in the CTA.
     fn thread(&self) -> usize;
-    /// CTA index in the grid: the tile.
+    /// CTA index in the grid (the scan: the tile).
     fn block(&self) -> usize;
     /// Barrier of all threads of the CTA, ordering their shared-memory accesses.
     fn sync(&self);
-    /// The CTA's shared memory, at least [`SCAN_SHARED_WORDS`] `u64`s.
+    /// The CTA's shared memory, as many `u64`s as the kernel's launch reserves
+    /// ([`SCAN_SHARED_WORDS`] for the scan).
     fn shared(&self) -> *mut u64;
 }
 

@@ -20,8 +20,9 @@ pub const SELECT_LEAVES: u32 = 2;
 pub const SELECT_PARENTS: u32 = 3;
 /// [`FlagBlocks`] selector: blocks on level `FlagArgs::level_of`.
 pub const SELECT_LEVEL: u32 = 4;
-/// [`FlagBlocks`] selector: blocks with a child marked [`crate::amr::MARK_COARSEN`] (the
-/// candidates for coarsening; `FlagArgs::level_of` holds the children per block).
+/// [`FlagBlocks`] selector: the candidates for coarsening, `REFINED` blocks whose children
+/// are all marked [`crate::amr::MARK_COARSEN`] (the mesh routine coarsens no other block;
+/// `FlagArgs::level_of` holds the children per block).
 pub const SELECT_COARSENING: u32 = 5;
 /// [`FlagBlocks`] selector: leaves flagged [`crate::stream::ONB_SOLID`] in `FlagArgs::onb`
 /// (the blocks the force on an obstacle is summed over).
@@ -75,14 +76,16 @@ impl Kernel for FlagBlocks {
             SELECT_LEVEL => *a.level.add(b) == a.level_of,
             SELECT_OBSTACLE_LEAVES => s == status::UNREFINED && *a.onb.add(b) & crate::stream::ONB_SOLID != 0,
             _ => {
-                let mut any = false;
-                if status::has_children(s) {
+                // As the mesh routine's Preparation: `REFINED` (children all leaves, not
+                // frozen) and every child asks.
+                let mut all = s == status::REFINED;
+                if all {
                     let c = *a.child.add(b) as usize;
                     for k in 0..a.level_of as usize {
-                        any |= *a.mark.add(c + k) == crate::amr::MARK_COARSEN;
+                        all &= *a.mark.add(c + k) == crate::amr::MARK_COARSEN;
                     }
                 }
-                any
+                all
             }
         };
         *a.flags.add(i) = yes as u32;

@@ -8,7 +8,7 @@ use ramus_kernels::amr::{MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZ
 use ramus_kernels::{Dim, VelocitySet};
 
 use crate::amr::{metadata_bytes_per_block, AdaptWorkspace, BlockGeometry, Capacity, Mesh, MeshSpec};
-use crate::backend::{Backend, Buffer, Device};
+use crate::backend::{Backend, Device};
 use crate::config::{Criterion, ForestConfig};
 use crate::error::{Error, Result};
 use crate::solver::obstacles::{SolidFn, Solids};
@@ -61,7 +61,6 @@ pub struct Forest<D: Dim, Q: VelocitySet<Dim = D>, F: Float> {
     solver: Solver<Q, F>,
     adapt_ws: AdaptWorkspace,
     sync: SyncScratch,
-    criterion_values: Buffer<f32>,
     user_criterion: Option<UserCriterion>,
     _lattice: PhantomData<Q>,
 }
@@ -123,7 +122,6 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         let adapt_ws = AdaptWorkspace::new(&device)?;
         let sync = SyncScratch::new(&device);
         let mut forest = Forest {
-            criterion_values: Buffer::Host(Vec::new()),
             tau,
             steps: 0,
             device,
@@ -191,7 +189,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// Adapts the mesh now with the configured criterion (or the user criterion, if set):
     /// refreshes the ghost cells, marks the leaves, averages the parents about to be
     /// coarsened, refines and coarsens (paper, section "Refinement and Coarsening"), fills
-    /// new children by interpolation, and rebuilds the work lists.
+    /// new children by interpolation, rebuilds the work lists, and averages the parents
+    /// whose children may have gained ghost cells (the coarse cells under new ghost cells
+    /// feed the interpolation from then on).
     pub fn adapt(&mut self) -> Result<Adaptation> {
         if self.mesh.max_levels() == 1 {
             return Ok(Adaptation::default());
@@ -207,7 +207,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         } else if let Criterion::Vorticity { n_start, n_inc, length } = self.config.refinement.criterion {
             let length = length.unwrap_or(self.config.cells[0] as f64);
             let root_odd = self.steps % 2 == 1;
-            self.solver.mark_vorticity(&mut self.mesh, root_odd, n_start, n_inc, length, &mut self.criterion_values)?;
+            self.solver.mark_vorticity(&mut self.mesh, root_odd, n_start, n_inc, length)?;
         }
         self.solver.timings.adapt.criterion += laps.lap()?;
         self.apply_marks(laps)
@@ -260,7 +260,8 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     }
 
     /// Averages the parents about to be coarsened, runs the mesh routine on the current
-    /// marks, fills the new children and rebuilds the work lists (ghosts must be fresh).
+    /// marks, fills the new children, rebuilds the work lists and refreshes the parents
+    /// of ghost cells (ghosts must be fresh).
     fn apply_marks(&mut self, mut laps: Laps) -> Result<Adaptation> {
         let root_odd = self.steps % 2 == 1;
         self.solver.average_coarsening(&self.mesh, root_odd, &mut self.sync)?;
@@ -273,6 +274,8 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         let (parents, offsets) = self.adapt_ws.refined_by_level();
         self.solver.fill_children(&self.mesh, parents, offsets, root_odd, &mut self.sync)?;
         self.solver.rebuild_schedule(&self.mesh)?;
+        let counts = self.mesh.relinked_parents(&mut self.adapt_ws)?;
+        self.solver.average_relinked_parents(&self.mesh, &self.adapt_ws.parents_by_level, &counts, root_odd)?;
         self.device.synchronize()?;
         let times = &mut self.solver.timings.adapt;
         times.fill += laps.lap()?;

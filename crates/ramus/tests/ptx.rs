@@ -28,3 +28,29 @@ fn ptx_targets_a_baseline_architecture() {
     // Registers only: a run-time-indexed local array would show up as `.local`.
     assert!(!ramus::KERNELS_PTX.contains(".local"), "a kernel spills an array to local memory");
 }
+
+/// The cooperative criterion entries carry the names the host derives from the serial CPU
+/// kernel (`kernel_name::<VorticityMarkSerial<..>>`).
+#[test]
+fn ptx_has_every_criterion_kernel() {
+    use ramus::backend::device::kernel_name;
+    use ramus::kernels::criterion::VorticityMarkSerial as V;
+    use ramus::{D2Q9, D3Q19, D3Q27};
+    let names = [
+        kernel_name::<V<D2Q9, f32, false>>(),
+        kernel_name::<V<D2Q9, f32, true>>(),
+        kernel_name::<V<D2Q9, f64, false>>(),
+        kernel_name::<V<D2Q9, f64, true>>(),
+        kernel_name::<V<D3Q19, f32, false>>(),
+        kernel_name::<V<D3Q19, f32, true>>(),
+        kernel_name::<V<D3Q19, f64, false>>(),
+        kernel_name::<V<D3Q19, f64, true>>(),
+        kernel_name::<V<D3Q27, f32, false>>(),
+        kernel_name::<V<D3Q27, f32, true>>(),
+        kernel_name::<V<D3Q27, f64, false>>(),
+        kernel_name::<V<D3Q27, f64, true>>(),
+    ];
+    for name in names {
+        assert!(ramus::KERNELS_PTX.contains(&format!(".entry {name}(")), "missing PTX entry {name}");
+    }
+}

@@ -143,6 +143,34 @@ amr_kernel!(
 );
 
 amr_kernel!(
+    /// After an adapt, over the minimal map `list`: `out[i] = list[i]`, `out2[i] = 1` if
+    /// the block is on level `a`, has children and is not among the blocks just refined
+    /// (`aux[..b]`, ascending). Only children of map blocks change their ghost layers
+    /// (blocks appear or vanish one level below the marked blocks, whose neighbours form
+    /// the map), and the children of a block just refined were filled from it.
+    RelinkedParents, "amr_relinked_parents", ListArgs, |i, a| {
+        let p = &a.pool;
+        let q = *a.list.add(i);
+        let mut keep = *p.level.add(q as usize) == a.a && status::has_children(*p.status.add(q as usize));
+        if keep {
+            // Binary search of the refined blocks.
+            let (mut lo, mut hi) = (0usize, a.b as usize);
+            while lo < hi {
+                let mid = (lo + hi) >> 1;
+                if *a.aux.add(mid) < q {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            keep = !(lo < a.b as usize && *a.aux.add(lo) == q);
+        }
+        *a.out.add(i) = q;
+        *a.out2.add(i) = keep as u32;
+    }
+);
+
+amr_kernel!(
     /// **Finalize Ref. IDs**, branch/leaf relations. Item `i` over distinct parents:
     /// `out[i]` = `REFINED_WITH_CHILD` if some child has children (coarsening the block
     /// first would orphan them), `REFINED` if all children are leaves; permanent blocks

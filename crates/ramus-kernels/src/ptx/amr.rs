@@ -54,6 +54,8 @@ kernel_entries!(
     amr_finalize_coarsened_d3 => build::FinalizeCoarsened<D3>,
     amr_gather_parents_d2 => build::GatherParents<D2>,
     amr_gather_parents_d3 => build::GatherParents<D3>,
+    amr_relinked_parents_d2 => build::RelinkedParents<D2>,
+    amr_relinked_parents_d3 => build::RelinkedParents<D3>,
     amr_branch_status_d2 => build::BranchStatus<D2>,
     amr_branch_status_d3 => build::BranchStatus<D3>,
     amr_neighbour_children_d2 => connect::NeighbourChildren<D2>,

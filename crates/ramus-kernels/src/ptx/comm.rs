@@ -6,7 +6,6 @@
 use super::thread_index;
 use crate::average::AverageToParents;
 use crate::interpolate::{InterpolateChildren, InterpolateGhosts, RescaleParents};
-use crate::criterion::{CellVorticity, MarkByLevelRule};
 use crate::lattice::{D2, D2Q9, D3, D3Q19, D3Q27};
 use crate::schedule::{ExpandChildren, FlagBlocks};
 
@@ -50,20 +49,6 @@ kernel_entries!(
 );
 
 kernel_entries!(
-    cell_vorticity_even_d2q9_f32 => CellVorticity<D2Q9, f32, false>,
-    cell_vorticity_odd_d2q9_f32 => CellVorticity<D2Q9, f32, true>,
-    cell_vorticity_even_d2q9_f64 => CellVorticity<D2Q9, f64, false>,
-    cell_vorticity_odd_d2q9_f64 => CellVorticity<D2Q9, f64, true>,
-    cell_vorticity_even_d3q19_f32 => CellVorticity<D3Q19, f32, false>,
-    cell_vorticity_odd_d3q19_f32 => CellVorticity<D3Q19, f32, true>,
-    cell_vorticity_even_d3q19_f64 => CellVorticity<D3Q19, f64, false>,
-    cell_vorticity_odd_d3q19_f64 => CellVorticity<D3Q19, f64, true>,
-    cell_vorticity_even_d3q27_f32 => CellVorticity<D3Q27, f32, false>,
-    cell_vorticity_odd_d3q27_f32 => CellVorticity<D3Q27, f32, true>,
-    cell_vorticity_even_d3q27_f64 => CellVorticity<D3Q27, f64, false>,
-    cell_vorticity_odd_d3q27_f64 => CellVorticity<D3Q27, f64, true>,
-    mark_by_level_rule_d2 => MarkByLevelRule<D2>,
-    mark_by_level_rule_d3 => MarkByLevelRule<D3>,
     expand_children_d2 => ExpandChildren<D2>,
     expand_children_d3 => ExpandChildren<D3>,
     flag_blocks => FlagBlocks,

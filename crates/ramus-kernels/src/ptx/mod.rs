@@ -5,9 +5,11 @@
 //! Kernels that exist per (velocity set, precision) or per dimension are instantiated
 //! here by [`kernel_entries!`]; names follow `<kernel>_<suffix>`.
 
-use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x};
+use core::intrinsics::gpu::gpu_launch_sized_workgroup_mem;
 
 use crate::lattice::{D2Q9, D3Q19, D3Q27};
+use crate::primitives::Cta;
 use crate::stream::StreamCollide;
 
 #[panic_handler]
@@ -20,6 +22,31 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 #[inline(always)]
 unsafe fn thread_index() -> usize {
     (_block_idx_x() as usize) * (_block_dim_x() as usize) + _thread_idx_x() as usize
+}
+
+/// The current CUDA CTA.
+pub(crate) struct Nv;
+
+impl Cta for Nv {
+    #[inline(always)]
+    fn thread(&self) -> usize {
+        // SAFETY: reads a special register.
+        unsafe { _thread_idx_x() as usize }
+    }
+    #[inline(always)]
+    fn block(&self) -> usize {
+        // SAFETY: reads a special register.
+        unsafe { _block_idx_x() as usize }
+    }
+    #[inline(always)]
+    fn sync(&self) {
+        // SAFETY: every thread of the CTA reaches every call (see `scan_tile_cooperative`).
+        unsafe { _syncthreads() }
+    }
+    #[inline(always)]
+    fn shared(&self) -> *mut u64 {
+        gpu_launch_sized_workgroup_mem::<u64>()
+    }
 }
 
 /// Entry points of data-parallel [`crate::launch::Kernel`]s: thread `i` runs item `i < n`.
@@ -56,4 +83,5 @@ kernel_entries! {
 mod amr;
 mod primitives;
 mod comm;
+mod criterion;
 mod obstacle;

@@ -5,12 +5,9 @@
 //! threads per tile of 2048 items, `SCAN_SHARED_BYTES` of dynamic shared memory, launched
 //! by the host with `Device::launch_cta`.
 
-use core::arch::nvptx::{_block_idx_x, _syncthreads, _thread_idx_x};
-use core::intrinsics::gpu::gpu_launch_sized_workgroup_mem;
-
-use super::thread_index;
+use super::{thread_index, Nv};
 use crate::primitives::{
-    scan_tile_cooperative, AddOffsets, CompactIndices, CompactValues, Cta, MarkSeen, RankSort, ScanArgs, Scatter,
+    scan_tile_cooperative, AddOffsets, CompactIndices, CompactValues, MarkSeen, RankSort, ScanArgs, Scatter,
     SplitScatter, TakeSeen,
 };
 
@@ -29,31 +26,6 @@ kernel_entries!(
     prim_mark_seen => MarkSeen,
     prim_take_seen => TakeSeen,
 );
-
-/// The current CUDA CTA.
-struct Nv;
-
-impl Cta for Nv {
-    #[inline(always)]
-    fn thread(&self) -> usize {
-        // SAFETY: reads a special register.
-        unsafe { _thread_idx_x() as usize }
-    }
-    #[inline(always)]
-    fn block(&self) -> usize {
-        // SAFETY: reads a special register.
-        unsafe { _block_idx_x() as usize }
-    }
-    #[inline(always)]
-    fn sync(&self) {
-        // SAFETY: every thread of the CTA reaches every call (see `scan_tile_cooperative`).
-        unsafe { _syncthreads() }
-    }
-    #[inline(always)]
-    fn shared(&self) -> *mut u64 {
-        gpu_launch_sized_workgroup_mem::<u64>()
-    }
-}
 
 /// Tile pass over a `u32` input (mapped by the predicate), `u32` output.
 #[no_mangle]

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use ramus_kernels::amr::build::{
     AppendChildren, BranchStatus, BuildChildren, FinalizeCoarsened, FinalizeRefined, FlagRemoved, GatherParents,
-    MarkRemoved, PushGaps, ResetRemoved,
+    MarkRemoved, PushGaps, RelinkedParents, ResetRemoved,
 };
 use ramus_kernels::amr::connect::{BlockMasks, CellMasks, ChildLinks, GatherChildren, NeighbourChildren};
 use ramus_kernels::amr::select::{
@@ -115,6 +115,7 @@ impl<D: Dim> Mesh<D> {
 
         // Preparation: sanitize the marks, count the requests.
         ws.refined_offsets.clear();
+        ws.relinked = 0;
         let n_act = self.gather_active(ws)?;
         ensure(&dev, &mut ws.fa, n_act)?;
         ensure(&dev, &mut ws.fb, n_act)?;
@@ -309,9 +310,45 @@ impl<D: Dim> Mesh<D> {
         let a = self.args(dev.cptr(&ws.set));
         self.run::<BlockMasks<D>>(n_s, a)?;
         self.clear_marks(ws, n_act)?;
+        ws.relinked = n_m;
+        ws.n_refined = n_r;
         clock.lap(8)?;
 
         clock.report(n_r, n_c2)
+    }
+
+    /// The blocks whose children's ghost layers the last [`Self::adapt_with`] on `ws` may
+    /// have changed, per level, ascending: level `l`'s are
+    /// `ws.parents_by_level[l][..counts[l]]` for the returned `counts` (one read-back).
+    /// These are the blocks of the minimal map that have children, except those just
+    /// refined (their children were filled from them), see
+    /// [`ramus_kernels::amr::build::RelinkedParents`].
+    pub(crate) fn relinked_parents(&mut self, ws: &mut AdaptWorkspace) -> Result<Vec<usize>> {
+        let dev = self.device.clone();
+        let levels = self.spec.max_levels.saturating_sub(1);
+        let n = ws.relinked;
+        if n == 0 || levels == 0 {
+            return Ok(vec![0; levels]);
+        }
+        if ws.level_counts.len() < levels || matches!((&dev, &ws.level_counts), (Device::Cuda(_), Buffer::Host(_))) {
+            ws.level_counts = dev.zeros(levels)?;
+        }
+        ws.parents_by_level.resize_with(levels, || Buffer::Host(Vec::new()));
+        ensure(&dev, &mut ws.t1, n)?;
+        ensure(&dev, &mut ws.t2, n)?;
+        for l in 0..levels {
+            let mut a = self.args(dev.cptr(&ws.map));
+            a.aux = dev.cptr(&ws.r);
+            a.out = dev.ptr(&mut ws.t1);
+            a.out2 = dev.ptr(&mut ws.t2);
+            a.a = l as i32;
+            a.b = ws.n_refined as i32;
+            self.run::<RelinkedParents<D>>(n, a)?;
+            ensure(&dev, &mut ws.parents_by_level[l], n)?;
+            let out = &mut ws.parents_by_level[l];
+            prim::compact_deferred(&dev, &mut ws.scratch, &ws.t2, &ws.t1, n, out, &mut ws.level_counts, l)?;
+        }
+        Ok(dev.read(&ws.level_counts, 0..levels)?.into_iter().map(|c| c as usize).collect())
     }
 
     fn set_status(&mut self, list: *const u32, n: usize, s: i32) -> Result<()> {

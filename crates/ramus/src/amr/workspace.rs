@@ -47,6 +47,15 @@ pub struct AdaptWorkspace {
     pub(crate) refined_offsets: Vec<usize>,
     /// Counts left on the device by deferred compactions, read together.
     pub(crate) counts: Buffer<u64>,
+    /// Blocks of the last adapt's minimal map (`map`), whose children are the blocks
+    /// that can change ghost layers.
+    pub(crate) relinked: usize,
+    /// Blocks the last adapt refined (the first entries of `r`).
+    pub(crate) n_refined: usize,
+    /// Per level, the map blocks with children not just refined (see
+    /// [`Mesh::relinked_parents`]), and a count slot per level.
+    pub(crate) parents_by_level: Vec<Buffer<u32>>,
+    pub(crate) level_counts: Buffer<u64>,
     /// Time every step separately ([`super::AdaptReport::per_step`]): synchronises the
     /// device after each step, which adds to small adapts. Off by default.
     pub profile: bool,
@@ -62,6 +71,10 @@ impl AdaptWorkspace {
             scratch: Scratch::new(dev),
             profile: false,
             counts: Buffer::Host(Vec::new()),
+            relinked: 0,
+            n_refined: 0,
+            parents_by_level: Vec::new(),
+            level_counts: Buffer::Host(Vec::new()),
             active: z(),
             fa: z(),
             fb: z(),

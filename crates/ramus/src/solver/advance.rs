@@ -35,7 +35,7 @@ use crate::Float;
 /// Linear samples (ghost-block cells × `2^D`) from which the ghost exchange rescales the
 /// parents in a separate pass; below it one kernel does both (launch-bound regime, e.g.
 /// 2D forests of a few thousand blocks).
-const TWO_PASS_SAMPLES: usize = 1 << 20;
+pub(crate) const TWO_PASS_SAMPLES: usize = 1 << 20;
 
 /// Which routine a timed launch belongs to.
 #[derive(Clone, Copy)]
@@ -124,28 +124,50 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             let list = mesh.device.cptr(&self.schedule.levels[l + 1].ghosts.ids);
             return self.interpolate(mesh, list, n_g, l, odd, true);
         }
-        let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
         let parents = mesh.device.cptr(&self.schedule.levels[l].parents.ids);
-        let comm = self.comm_args(mesh, parents, factor, true);
-        let dev = &mesh.device;
-        let mut args = GhostArgs { comm, slot: dev.ptr(&mut self.slot), scratch: dev.ptr(&mut self.scratch) };
+        let ghosts = mesh.device.cptr(&self.schedule.levels[l + 1].ghosts.ids);
         let t = self.start();
         // SAFETY: the parent list holds `n_p` blocks of level `l` (every parent of a ghost
-        // block on level `l + 1`), the scratch holds `n_p (Q + 4) 4^D` values (sized at the last
-        // rebuild), `slot` one entry per pool block; the ghost list holds `n_g` blocks.
-        unsafe {
-            if odd {
-                dev.launch::<RescaleParents<Q, F, true>>(n_p * m, args)?
-            } else {
-                dev.launch::<RescaleParents<Q, F, false>>(n_p * m, args)?
-            }
-            args.comm.list = dev.cptr(&self.schedule.levels[l + 1].ghosts.ids);
-            match self.interpolation {
-                Interpolation::Linear => dev.launch::<InterpolateGhosts<Q, F, false>>(n_g * m, args)?,
-                Interpolation::Cubic => dev.launch::<InterpolateGhosts<Q, F, true>>(n_g * m, args)?,
-            }
-        }
+        // block on level `l + 1`), the scratch `n_p` split blocks (sized at the last
+        // rebuild); the ghost list holds `n_g` blocks.
+        unsafe { self.two_pass(mesh, parents, n_p, ghosts, n_g, l, odd, true)? };
         self.stop(mesh, t, l + 1, Routine::Interpolate)
+    }
+
+    /// Interpolation in two passes: every cell of the `n_p` level-`l` `parents` (layout
+    /// `odd`) split and rescaled once into the scratch, then the `n_c` level-`l + 1`
+    /// `children` (all children of those parents) sampled from it: ghost cells only
+    /// (`masked`) or every cell. The same values as [`Self::interpolate`].
+    ///
+    /// # Safety
+    /// The lists hold `n_p` and `n_c` active blocks; the scratch holds `n_p` split blocks.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn two_pass(
+        &mut self,
+        mesh: &Mesh<Q::Dim>,
+        parents: *const u32,
+        n_p: usize,
+        children: *const u32,
+        n_c: usize,
+        l: usize,
+        odd: bool,
+        masked: bool,
+    ) -> Result<()> {
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
+        let comm = self.comm_args(mesh, parents, factor, masked);
+        let dev = &mesh.device;
+        let mut args = GhostArgs { comm, slot: dev.ptr(&mut self.slot), scratch: dev.ptr(&mut self.scratch) };
+        if odd {
+            dev.launch::<RescaleParents<Q, F, true>>(n_p * m, args)?
+        } else {
+            dev.launch::<RescaleParents<Q, F, false>>(n_p * m, args)?
+        }
+        args.comm.list = children;
+        match self.interpolation {
+            Interpolation::Linear => dev.launch::<InterpolateGhosts<Q, F, false>>(n_c * m, args),
+            Interpolation::Cubic => dev.launch::<InterpolateGhosts<Q, F, true>>(n_c * m, args),
+        }
     }
 
     /// Interpolates into the `n` level-`l + 1` blocks of `list`, rescaling every sample:

@@ -1,20 +1,21 @@
 //! The vorticity refinement criterion on the device (paper, solver section "Adaptive Mesh
 //! Refinement" and Algorithm "Refinement/Coarsening Criterion").
 
-use ramus_kernels::criterion::{CellVorticity, LevelRuleArgs, MarkByLevelRule, VorticityArgs};
+use ramus_kernels::criterion::{CriterionArgs, VorticityMarkSerial, CRITERION_CTA, CRITERION_SHARED_BYTES};
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::state::Solver;
 use crate::amr::Mesh;
-use crate::backend::Buffer;
-use crate::error::Result;
+use crate::backend::device::kernel_name;
+use crate::backend::Device;
+use crate::error::{Error, Result};
 use crate::Float;
 
 impl<Q: VelocitySet, F: Float> Solver<Q, F> {
-    /// Marks every leaf from its block-maximum vorticity with the level rule. Call after
-    /// [`Solver::synchronize`] (ghost cells must hold valid data). `length`: reference
-    /// length in root cells (the paper's units, see [`ramus_kernels::criterion`]).
-    #[allow(clippy::too_many_arguments)]
+    /// Marks every leaf from its block-maximum vorticity with the level rule, one launch
+    /// per level. Ghost cells must hold valid data (see [`Solver::synchronize`]).
+    /// `length`: reference length in root cells (the paper's units, see
+    /// [`ramus_kernels::criterion`]).
     pub fn mark_vorticity(
         &mut self,
         mesh: &mut Mesh<Q::Dim>,
@@ -22,9 +23,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         n_start: f64,
         n_inc: f64,
         length: f64,
-        values: &mut Buffer<f32>,
     ) -> Result<()> {
-        let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let dev = mesh.device.clone();
         for l in 0..mesh.max_levels() {
             // The whole ID set: the kernels skip blocks that are not leaves (a list of
@@ -33,42 +32,50 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             if n == 0 {
                 continue;
             }
-            let list = dev.cptr(&mesh.id_sets[l]);
-            if values.len() < n * m || matches!((&dev, &*values), (crate::backend::Device::Cuda(_), Buffer::Host(_))) {
-                *values = dev.zeros((n * m).next_power_of_two())?;
-            }
             let (onb, solid) = self.walls(mesh);
-            let args = VorticityArgs {
+            let args = CriterionArgs {
                 f: dev.ptr(&mut self.f),
                 nbr: dev.cptr(&mesh.nbr),
                 onb,
                 solid,
-                list,
+                list: dev.cptr(&mesh.id_sets[l]),
+                n: n as u32,
                 status: dev.cptr(&mesh.status),
-                out: dev.ptr(values),
-                scale: F::from_f64(length * (1u64 << l) as f64),
-            };
-            // SAFETY: the ID set holds `n` active blocks of level `l`; `values` `n 4^D` items.
-            unsafe {
-                if l == 0 && root_odd {
-                    dev.launch::<CellVorticity<Q, F, true>>(n * m, args)?
-                } else {
-                    dev.launch::<CellVorticity<Q, F, false>>(n * m, args)?
-                }
-            };
-            let args = LevelRuleArgs {
-                list,
-                status: dev.cptr(&mesh.status),
-                value: dev.cptr(values),
                 mark: dev.ptr(&mut mesh.mark),
+                scale: F::from_f64(length * (1u64 << l) as f64),
                 level: l as i32,
                 max_levels: mesh.max_levels() as i32,
                 n_start: n_start as f32,
                 n_inc: n_inc as f32,
             };
-            // SAFETY: as above; one item per listed block.
-            unsafe { dev.launch::<MarkByLevelRule<Q::Dim>>(n, args)? };
+            // SAFETY: the ID set holds `n` active blocks of level `l`; the CUDA entry runs
+            // with the CTA size, grid and shared memory `vorticity_mark_cooperative` needs.
+            unsafe {
+                if l == 0 && root_odd {
+                    launch::<Q, F, true>(&dev, n, args)?
+                } else {
+                    launch::<Q, F, false>(&dev, n, args)?
+                }
+            };
         }
         Ok(())
+    }
+}
+
+/// Runs the criterion over `n` blocks: the serial kernel (one item per block) on the CPU,
+/// the cooperative entry of the same name on CUDA.
+///
+/// # Safety
+/// As for [`Device::launch`], with `args` valid for `n` listed blocks.
+unsafe fn launch<Q: VelocitySet, F: Float, const ODD: bool>(dev: &Device, n: usize, args: CriterionArgs<F>) -> Result<()> {
+    match dev {
+        Device::Cpu => dev.launch::<VorticityMarkSerial<Q, F, ODD>>(n, args),
+        Device::Cuda(_) => {
+            let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
+            let grid = u32::try_from(items.div_ceil(CRITERION_CTA as usize))
+                .map_err(|_| Error::invalid("blocks of a level", n, "at most 2^32 - 1"))?;
+            let name = kernel_name::<VorticityMarkSerial<Q, F, ODD>>();
+            dev.launch_cta(&name, grid, CRITERION_CTA, CRITERION_SHARED_BYTES, args)
+        }
     }
 }

@@ -4,10 +4,11 @@
 //! ... Next, interpolation is performed to ghost cells on all levels in the opposite
 //! direction").
 
-use ramus_kernels::average::AVERAGE_NOT_GHOST;
+use ramus_kernels::average::{AVERAGE_ALL, AVERAGE_NOT_GHOST};
 use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_COARSENING};
 use ramus_kernels::{Dim, VelocitySet};
 
+use super::advance::TWO_PASS_SAMPLES;
 use super::schedule::flag;
 use super::state::Solver;
 use crate::amr::workspace::ensure;
@@ -16,6 +17,10 @@ use crate::backend::primitives::{self as prim, Scratch};
 use crate::backend::{Buffer, Device};
 use crate::error::Result;
 use crate::Float;
+
+/// Refined parents filled per two-pass chunk at most (bounds the scratch it may grow:
+/// `(Q + 4) 4^D` values per parent).
+const FILL_CHUNK: usize = 8192;
 
 /// Device temporaries of the synchronisation and the criterion.
 pub(crate) struct SyncScratch {
@@ -77,9 +82,10 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         Ok(())
     }
 
-    /// Averages the parents that have a child marked for coarsening (every cell not under
-    /// a ghost cell), finest first, so that a parent that becomes a leaf carries its children's solution (its
-    /// children are leaves, so they are current). Other parents step with their level and
+    /// Averages the candidates for coarsening (`REFINED` parents whose children all ask
+    /// for it; every cell not under a ghost cell), finest first, so that a parent that
+    /// becomes a leaf carries its children's solution (its children are leaves, so they
+    /// are current). Other parents step with their level and
     /// need no averaging for the mesh to change: this replaces the paper's global
     /// averaging before adaptation with the part of it that matters.
     pub fn average_coarsening(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool, s: &mut SyncScratch) -> Result<()> {
@@ -111,6 +117,34 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         Ok(())
     }
 
+    /// After an adapt (ghosts refreshed before it, no step since): averages every cell of
+    /// the given parents, finest first; `lists[l][..counts[l]]` are level `l`'s (the
+    /// parents whose children's ghost layers the adapt may have changed,
+    /// [`Mesh::relinked_parents`]).
+    ///
+    /// Why: the coarse cells under ghost cells feed the interpolation and are never
+    /// averaged, only stepped on their level. Where the adapt created ghost cells, those
+    /// coarse cells lay under interior fine cells and were not kept current (the paper's
+    /// global averaging before adaptation covers them; this covers them at a fraction of
+    /// its cost). The fine cells hold current data: interior ones evolved, ghost ones were
+    /// just interpolated, new children just filled (for linear interpolation averaging is
+    /// its exact inverse there, so those coarse cells keep their values).
+    pub fn average_relinked_parents(
+        &mut self,
+        mesh: &Mesh<Q::Dim>,
+        lists: &[Buffer<u32>],
+        counts: &[usize],
+        root_odd: bool,
+    ) -> Result<()> {
+        for l in (0..counts.len()).rev() {
+            if counts[l] > 0 {
+                let list = mesh.device.cptr(&lists[l]);
+                self.average(mesh, list, counts[l], l, l == 0 && root_odd, AVERAGE_ALL)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Fills every cell of the children of the parents just refined by interpolation from
     /// their parents, at a root-step boundary. `parents` groups them by the level of their
     /// children: level `l`'s are `parents[offsets[l] .. offsets[l + 1]]` (see
@@ -125,20 +159,49 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     ) -> Result<()> {
         let dev = &mesh.device;
         let nc = <Q::Dim as Dim>::CHILDREN;
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
         for l in 1..offsets.len().saturating_sub(1).min(mesh.max_levels()) {
             let n = offsets[l + 1] - offsets[l];
             if n == 0 {
                 continue;
             }
-            ensure(dev, &mut s.list, n * nc)?;
+            let odd = l == 1 && root_odd;
             let first = dev.cptr(parents).wrapping_add(offsets[l]);
-            let args = ExpandArgs { parents: first, child: dev.cptr(&mesh.child), out: dev.ptr(&mut s.list) };
-            // SAFETY: `parents[offsets[l]..]` holds `n` refined blocks; `s.list` `n N_c` items.
-            unsafe { dev.launch::<ExpandChildren<Q::Dim>>(n * nc, args)? };
-            // Queued after the expansion: the next level's expansion reuses the list only
-            // after this interpolation has read it (one stream).
-            self.interpolate(mesh, dev.cptr(&s.list), n * nc, l - 1, l == 1 && root_odd, false)?;
+            if n * m * nc < TWO_PASS_SAMPLES {
+                self.expand(mesh, first, n, s)?;
+                self.interpolate(mesh, dev.cptr(&s.list), n * nc, l - 1, odd, false)?;
+                continue;
+            }
+            // Many children: rescale each parent cell once (as the ghost exchange), in
+            // chunks that fit the scratch, grown to a useful size if needed.
+            let per = (Q::Q + 4) * m;
+            let want = n.min(FILL_CHUNK);
+            if self.scratch.len() < want * per || matches!((dev, &self.scratch), (Device::Cuda(_), Buffer::Host(_))) {
+                self.scratch = dev.zeros(want * per)?;
+            }
+            let chunk = self.scratch.len() / per;
+            let mut start = 0;
+            while start < n {
+                let cnt = chunk.min(n - start);
+                let list = first.wrapping_add(start);
+                self.expand(mesh, list, cnt, s)?;
+                // SAFETY: `cnt` refined parents of level `l - 1` and their `cnt N_c`
+                // children; the scratch holds `chunk ≥ cnt` split blocks.
+                unsafe { self.two_pass(mesh, list, cnt, dev.cptr(&s.list), cnt * nc, l - 1, odd, false)? };
+                start += cnt;
+            }
         }
         Ok(())
+    }
+
+    /// The `n N_c` children of the `n` blocks at `parents` into `s.list`. Queued after the
+    /// previous user of the list (one stream), so reusing it is safe.
+    fn expand(&mut self, mesh: &Mesh<Q::Dim>, parents: *const u32, n: usize, s: &mut SyncScratch) -> Result<()> {
+        let dev = &mesh.device;
+        let nc = <Q::Dim as Dim>::CHILDREN;
+        ensure(dev, &mut s.list, n * nc)?;
+        let args = ExpandArgs { parents, child: dev.cptr(&mesh.child), out: dev.ptr(&mut s.list) };
+        // SAFETY: `parents` holds `n` blocks with children; `s.list` `n N_c` items.
+        unsafe { dev.launch::<ExpandChildren<Q::Dim>>(n * nc, args) }
     }
 }

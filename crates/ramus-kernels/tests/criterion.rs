@@ -1,0 +1,190 @@
+//! The cooperative vorticity criterion (the code of the CUDA entries, run here on an
+//! emulated CTA: 128 host threads, a barrier for `__syncthreads`, a shared array) writes
+//! the same marks as the serial CPU kernel, in both AA layouts, on a grid of blocks with
+//! walls, periodic links and a block that is not a leaf.
+
+use std::sync::Barrier;
+
+use ramus_kernels::amr::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE};
+use ramus_kernels::block::{boundary_link, face, link_offset};
+use ramus_kernels::collide::{equilibrium_dir, usq_term};
+use ramus_kernels::criterion::{
+    vorticity_mark_cooperative, CriterionArgs, VorticityMarkSerial, CRITERION_CTA, CRITERION_SHARED_BYTES,
+};
+use ramus_kernels::launch::Kernel;
+use ramus_kernels::primitives::Cta;
+use ramus_kernels::stream::pool_index;
+use ramus_kernels::{Dim, VelocitySet, D2Q9, D3Q19, D3Q27};
+
+/// Blocks per axis.
+const B: usize = 3;
+/// Untouched-mark sentinel.
+const UNSET: i32 = 77;
+
+struct Emu<'a> {
+    t: usize,
+    b: usize,
+    barrier: &'a Barrier,
+    smem: usize,
+}
+
+impl Cta for Emu<'_> {
+    fn thread(&self) -> usize {
+        self.t
+    }
+    fn block(&self) -> usize {
+        self.b
+    }
+    fn sync(&self) {
+        self.barrier.wait();
+    }
+    fn shared(&self) -> *mut u64 {
+        self.smem as *mut u64
+    }
+}
+
+/// A `B^D` grid of blocks, periodic in x (and z), with walls on the y faces when `walls`
+/// (else periodic there too); equilibrium populations of a sine velocity field.
+struct Grid {
+    f: Vec<f64>,
+    nbr: Vec<i32>,
+    onb: Vec<u32>,
+    status: Vec<i32>,
+    n: usize,
+}
+
+fn grid<L: VelocitySet>(walls: bool) -> Grid {
+    let d = <L::Dim as Dim>::D;
+    let nb = <L::Dim as Dim>::NEIGHBORS;
+    let m = <L::Dim as Dim>::BLOCK_CELLS;
+    let n = B.pow(d as u32);
+    let pos = |b: usize| [b % B, (b / B) % B, b / (B * B)];
+    let mut nbr = vec![0; n * nb];
+    for b in 0..n {
+        for k in 0..nb {
+            let o = link_offset(k, d);
+            let p = pos(b);
+            let mut q = [0usize; 3];
+            let mut wall = 0u32;
+            for a in 0..d {
+                let c = p[a] as i32 + o[a];
+                if walls && a == 1 && !(0..B as i32).contains(&c) {
+                    wall |= 1 << face(a, c >= B as i32);
+                }
+                q[a] = c.rem_euclid(B as i32) as usize;
+            }
+            nbr[b * nb + k] = if wall != 0 { boundary_link(wall) } else { (q[0] + B * q[1] + B * B * q[2]) as i32 };
+        }
+    }
+    let onb = nbr.chunks(nb).map(|l| l.iter().any(|&v| v < 0) as u32).collect();
+    let mut status = vec![status::UNREFINED; n];
+    status[4] = status::REFINED;
+    let mut f = vec![0.0; n * L::Q * m];
+    let side = (4 * B) as f64;
+    for b in 0..n {
+        let amp = 0.05;
+        for t in 0..m {
+            let x = [4 * pos(b)[0] + (t & 3), 4 * pos(b)[1] + ((t >> 2) & 3), 4 * pos(b)[2] + (t >> 4)];
+            let s = |a: usize| (2.0 * std::f64::consts::PI * (x[a] as f64 + 0.5) / side).sin();
+            let u = [amp * s(1), amp * s(2), if d == 3 { amp * s(0) } else { 0.0 }];
+            let usq = usq_term(u);
+            for i in 0..L::Q {
+                f[pool_index::<L>(b, i, t)] = equilibrium_dir::<L, f64>(i, 1.0, u, usq);
+            }
+        }
+    }
+    Grid { f, nbr, onb, status, n }
+}
+
+fn args<F>(g: &mut Grid, f: *mut F, mark: &mut [i32], scale: F) -> CriterionArgs<F> {
+    CriterionArgs {
+        f,
+        nbr: g.nbr.as_ptr(),
+        onb: g.onb.as_ptr(),
+        solid: std::ptr::null(),
+        list: std::ptr::null(),
+        n: g.n as u32,
+        status: g.status.as_ptr(),
+        mark: mark.as_mut_ptr(),
+        scale,
+        level: 1,
+        max_levels: 4,
+        n_start: -3.0,
+        n_inc: 1.0,
+    }
+}
+
+fn check<L: VelocitySet, const ODD: bool>(walls: bool) {
+    let mut g = grid::<L>(walls);
+    let list: Vec<u32> = (0..g.n as u32).collect();
+    let m = <L::Dim as Dim>::BLOCK_CELLS;
+    let mut seen = [false; 3];
+    // Scales (domain lengths) over several powers of two: blocks cross the thresholds.
+    for k in (-16..4).step_by(2) {
+        let scale = (4 * B) as f64 * 2f64.powf(k as f64 * 0.5);
+        for single in [false, true] {
+            let mut f32s: Vec<f32> = g.f.iter().map(|&x| x as f32).collect();
+            let mut serial = vec![UNSET; g.n];
+            let mut coop = vec![UNSET; g.n];
+            for (marks, cooperative) in [(&mut serial, false), (&mut coop, true)] {
+                macro_rules! go {
+                    ($f:expr, $s:expr) => {{
+                        let mut a = args(&mut g, $f, marks, $s);
+                        a.list = list.as_ptr();
+                        if cooperative {
+                            run_cooperative::<L, _, ODD>(&a, g.n * m);
+                        } else {
+                            for i in 0..g.n {
+                                // SAFETY: arrays for `n` blocks.
+                                unsafe { VorticityMarkSerial::<L, _, ODD>::run(i, &a) };
+                            }
+                        }
+                    }};
+                }
+                if single {
+                    go!(f32s.as_mut_ptr(), scale as f32)
+                } else {
+                    let p = g.f.as_mut_ptr();
+                    go!(p, scale)
+                }
+            }
+            assert_eq!(serial, coop, "{} ODD = {ODD} walls = {walls} f32 = {single} scale = {scale}", L::NAME);
+            assert_eq!(serial[4], UNSET, "a block that is not a leaf got a mark");
+            for (s, kind) in seen.iter_mut().zip([MARK_REFINE, MARK_NONE, MARK_COARSEN]) {
+                *s |= serial.contains(&kind);
+            }
+        }
+    }
+    assert_eq!(seen, [true; 3], "{}: every kind of mark occurs at some scale", L::NAME);
+}
+
+/// Runs the cooperative kernel over `items` cells, CTA by CTA, with garbage in shared memory.
+fn run_cooperative<L: VelocitySet, F: ramus_kernels::Real, const ODD: bool>(a: &CriterionArgs<F>, items: usize)
+where
+    CriterionArgs<F>: Sync,
+{
+    for c in 0..items.div_ceil(CRITERION_CTA as usize) {
+        let mut smem = vec![0x5555_5555_5555_5555u64; CRITERION_SHARED_BYTES as usize / 8];
+        let smem = smem.as_mut_ptr() as usize;
+        let barrier = Barrier::new(CRITERION_CTA as usize);
+        std::thread::scope(|s| {
+            for t in 0..CRITERION_CTA as usize {
+                let barrier = &barrier;
+                s.spawn(move || {
+                    let cta = Emu { t, b: c, barrier, smem };
+                    // SAFETY: the CTA size, the shared size, arrays for the listed blocks.
+                    unsafe { vorticity_mark_cooperative::<_, L, F, ODD>(&cta, a) };
+                });
+            }
+        });
+    }
+}
+
+#[test]
+fn cooperative_criterion_matches_serial() {
+    check::<D2Q9, false>(true);
+    check::<D2Q9, true>(false);
+    check::<D3Q19, false>(true);
+    check::<D3Q19, true>(false);
+    check::<D3Q27, false>(true);
+}
