@@ -4,7 +4,7 @@
 
 use super::{check, compact_values, grow, scan_into_scratch, word_size, Buffer, Device, Elem, Result, Scratch, NONZERO, ZERO};
 
-/// Stream compaction like [`compact`], without reading the count back: `out` must hold
+/// Stream compaction like [`compact`](super::compact), without reading the count back: `out` must hold
 /// `n` items, and the count is left on the device in `counts[slot]`, so that a caller
 /// can read several counts with one read-back (each read-back is a device
 /// synchronisation).

@@ -54,15 +54,26 @@ pub fn take_seen(
     let (plan, sums, local) = scan_into_scratch(dev, scratch, seen, range, NONZERO)?;
     let count = total(dev, scratch, &plan)? as usize;
     check(dev, out, count, "take_seen output")?;
-    let args = k::TakeSeenArgs {
-        flags: dev.ptr(seen),
-        local,
-        offsets: sums.wrapping_add(plan.levels[0].0),
-        out: dev.ptr(out),
-    };
     // SAFETY: `seen` holds `range` items and the scan covers them; `out` holds `count`.
-    unsafe { dev.launch::<k::TakeSeen>(range, args)? };
+    unsafe { launch_take(dev, seen, range, sums.wrapping_add(plan.levels[0].0), local, out)? };
     Ok(count)
+}
+
+/// Queues the kernel that lists and clears the flags after their scan (`offsets`: the
+/// scanned tile totals, `local`: the tile-local part).
+///
+/// # Safety
+/// The scan covers `seen[..range]`; `out` holds the flagged count.
+unsafe fn launch_take(
+    dev: &Device,
+    seen: &mut Buffer<u32>,
+    range: usize,
+    offsets: *const u64,
+    local: *const u32,
+    out: &mut Buffer<u32>,
+) -> Result<()> {
+    let args = k::TakeSeenArgs { flags: dev.ptr(seen), local, offsets, out: dev.ptr(out) };
+    dev.launch::<k::TakeSeen>(range, args)
 }
 
 /// [`take_seen`] without the read-back: the count is left on the device in
@@ -83,13 +94,7 @@ pub fn take_seen_deferred(
         return dev.write(counts, slot, &[0]);
     }
     let (plan, sums, local) = scan_into_scratch(dev, scratch, seen, range, NONZERO)?;
-    let args = k::TakeSeenArgs {
-        flags: dev.ptr(seen),
-        local,
-        offsets: sums.wrapping_add(plan.levels[0].0),
-        out: dev.ptr(out),
-    };
     // SAFETY: `seen` and `out` hold `range` items and the scan covers them.
-    unsafe { dev.launch::<k::TakeSeen>(range, args)? };
+    unsafe { launch_take(dev, seen, range, sums.wrapping_add(plan.levels[0].0), local, out)? };
     dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
 }
