@@ -6,7 +6,7 @@
 //! foundation's (1e-12 for f64, 1e-5 for f32).
 
 use ramus::cases::cylinder::Cylinder;
-use ramus::{Backend, Float, Forest, Interpolation, Real, D2, D2Q9};
+use ramus::{Backend, Float, Forest, Interpolation, D2, D2Q9};
 
 fn run<F: Float>(backend: Backend, interp: Interpolation) -> (Vec<F>, Vec<Vec<u32>>, Vec<[f64; 3]>) {
     let case = Cylinder { root: 128, levels: 3, interpolation: interp, ..Cylinder::default() };
