@@ -2,7 +2,7 @@
 //!
 //! A [`Kernel`] is a function of a work-item index `i` and an argument struct of raw
 //! pointers and scalars. The CPU backend calls [`Kernel::run`] for every `i < n` through
-//! rayon; the CUDA backend launches the PTX entry point that [`crate::ptx`] generates for
+//! rayon; the CUDA backend launches the PTX entry point that the `ptx` module generates for
 //! it, one thread per item, with the same argument struct passed by value. A kernel must
 //! therefore be correct for any order and any concurrency of its items: each item writes
 //! locations no other item touches (the AMR and solver steps are written that way, which

@@ -2,7 +2,7 @@
 //!
 //! Everything here is plain generic `no_std` Rust. The host crate calls these functions
 //! directly in its CPU backend (rayon), and `cargo xtask ptx` compiles the very same
-//! functions to PTX for the CUDA backend through the entry points in [`ptx`] (only built
+//! functions to PTX for the CUDA backend through the entry points in the `ptx` module (only built
 //! for `target_arch = "nvptx64"`). Both backends therefore run one source, with the same
 //! operation order, so their results agree bit for bit.
 //!
