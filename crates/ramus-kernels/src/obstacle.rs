@@ -317,12 +317,13 @@ impl<L: VelocitySet, F: Real> Kernel for ObstacleForce<L, F> {
                     #[inline(always)]
                     |k| {
                         let c = L::C[k];
-                        // The solid cell at x − c_k belongs to the chosen shape?
-                        let mine = a.which == ALL_SOLIDS || {
-                            let y = [x[0] - c[0] as f64 * w, x[1] - c[1] as f64 * w, x[2] - c[2] as f64 * w];
-                            a.shapes.contains_one(a.which as usize, y, <L::Dim as Dim>::D)
-                        };
-                        if links[k] == SOLID_LINK && mine {
+                        // A link into a solid cell, of the chosen shape (tested only then).
+                        let hit = links[k] == SOLID_LINK
+                            && (a.which == ALL_SOLIDS || {
+                                let y = [x[0] - c[0] as f64 * w, x[1] - c[1] as f64 * w, x[2] - c[2] as f64 * w];
+                                a.shapes.contains_one(a.which as usize, y, <L::Dim as Dim>::D)
+                            });
+                        if hit {
                             let fk = h[k] + F::from_f64(L::W[k]);
                             for ax in 0..3 {
                                 if c[ax] == 1 {
