@@ -57,6 +57,56 @@ pub enum Error {
         /// Bytes available.
         available: u64,
     },
+    /// A file could not be read or written.
+    #[error("{action} {}: {message}", path.display())]
+    Io {
+        /// What ramus was doing (`writing`, `reading`, `creating the folder`, ...).
+        action: &'static str,
+        /// The file or folder.
+        path: std::path::PathBuf,
+        /// The operating system's message.
+        message: String,
+    },
+    /// The solution became non-finite, non-positive in density, or faster than the Mach
+    /// limit (the stability guard, [`crate::config::Guard`]): the run cannot go on.
+    #[error(
+        "the solution diverged at root step {step}: {quantity} = {value} on level {level} at \
+         ({:.3}, {:.3}, {:.3}) (root cells)",
+        position[0], position[1], position[2]
+    )]
+    Diverged {
+        /// Root step count when the guard saw it.
+        step: u64,
+        /// Grid level of the offending cell.
+        level: usize,
+        /// Centre of the cell, in root lattice units.
+        position: [f64; 3],
+        /// What failed: `population`, `density` or `speed` (see [`Quantity`]).
+        quantity: Quantity,
+        /// The offending value (|u| in lattice units for `speed`).
+        value: f64,
+    },
+}
+
+/// What the stability guard found wrong (see [`Error::Diverged`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    /// A population that is NaN or infinite.
+    Population,
+    /// A density that is not finite or not positive.
+    Density,
+    /// A speed above the Mach limit.
+    Speed,
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Quantity::Population => "population",
+            Quantity::Density => "density",
+            Quantity::Speed => "speed |u|",
+        })
+    }
 }
 
 /// Result with [`Error`].
@@ -65,5 +115,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     pub(crate) fn invalid(field: &'static str, value: impl fmt::Display, allowed: impl Into<String>) -> Self {
         Error::InvalidParameter { field, value: value.to_string(), allowed: allowed.into() }
+    }
+
+    pub(crate) fn io(action: &'static str, path: impl AsRef<std::path::Path>, e: std::io::Error) -> Self {
+        Error::Io { action, path: path.as_ref().to_path_buf(), message: e.to_string() }
     }
 }

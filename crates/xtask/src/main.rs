@@ -18,6 +18,14 @@ use anyhow::{bail, Context, Result};
 /// Baseline target: PTX for sm_70 is JIT-compiled by the driver on Volta through Hopper.
 const TARGET_CPU: &str = "sm_70";
 const LINKER_ENV: &str = "RAMUS_XTASK_PTX_LINKER";
+/// The nightly that builds the PTX: the committed PTX is what this toolchain generates,
+/// so `--check` compares like with like. Change it only together with a PTX rebuild.
+const NIGHTLY: &str = "nightly-2026-05-20";
+/// Components the PTX build needs on [`NIGHTLY`].
+const COMPONENTS: [&str; 2] = ["rust-src", "llvm-tools"];
+/// Environment variable through which the build passes the nightly's sysroot to the
+/// linker mode (where `llc` lives).
+const SYSROOT_ENV: &str = "RAMUS_XTASK_NIGHTLY_SYSROOT";
 const PTX_REL: &str = "crates/ramus/ptx/ramus_kernels.ptx";
 
 fn main() -> Result<()> {
@@ -66,15 +74,72 @@ fn workspace_root() -> Result<PathBuf> {
     Ok(dir.parent().and_then(Path::parent).context("xtask lives in crates/xtask")?.to_path_buf())
 }
 
+/// Makes sure [`NIGHTLY`] and its [`COMPONENTS`] are installed (explicitly: rustup may be
+/// set not to install toolchains on first use) and returns its sysroot.
+fn ensure_nightly() -> Result<String> {
+    let sysroot = |quiet: bool| -> Result<Option<String>> {
+        let mut cmd = Command::new("rustup");
+        cmd.args(["run", NIGHTLY, "rustc", "--print", "sysroot"]);
+        if quiet {
+            cmd.stderr(std::process::Stdio::null());
+        }
+        let out = cmd.output().context("running rustup (needed to build the PTX with the pinned nightly)")?;
+        Ok(out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string()))
+    };
+    let installed = match sysroot(true)? {
+        Some(root) => COMPONENTS.iter().all(|c| component_present(&root, c)),
+        None => false,
+    };
+    if !installed {
+        eprintln!("installing {NIGHTLY} with {} (for the PTX build)", COMPONENTS.join(", "));
+        let status = Command::new("rustup")
+            .args(["toolchain", "install", NIGHTLY, "--profile", "minimal", "--component"])
+            .arg(COMPONENTS.join(","))
+            .status()
+            .context("running rustup toolchain install")?;
+        if !status.success() {
+            bail!("rustup could not install {NIGHTLY} ({status})");
+        }
+        let status = Command::new("rustup")
+            .args(["component", "add", "--toolchain", NIGHTLY])
+            .args(COMPONENTS)
+            .status()
+            .context("running rustup component add")?;
+        if !status.success() {
+            bail!("rustup could not add {} to {NIGHTLY} ({status})", COMPONENTS.join(", "));
+        }
+    }
+    sysroot(false)?.with_context(|| format!("{NIGHTLY} is not usable after installing it"))
+}
+
+/// Whether `component` of the toolchain at `sysroot` is installed (by the files the
+/// build uses).
+fn component_present(sysroot: &str, component: &str) -> bool {
+    let root = Path::new(sysroot);
+    match component {
+        "rust-src" => root.join("lib/rustlib/src/rust/library/core").is_dir(),
+        "llvm-tools" => std::fs::read_dir(root.join("lib/rustlib"))
+            .map(|dirs| dirs.flatten().any(|d| d.path().join("bin/llc").exists()))
+            .unwrap_or(false),
+        _ => false,
+    }
+}
+
 /// Builds the device crate for nvptx64 and returns the PTX text.
 fn build_ptx() -> Result<String> {
     let root = workspace_root()?;
     let target_dir = root.join("target").join("ptx");
     let me = std::env::current_exe().context("locating the xtask binary")?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
+    let sysroot = ensure_nightly()?;
+    let status = Command::new("rustup")
         .current_dir(&root)
         .env(LINKER_ENV, "1")
+        .env(SYSROOT_ENV, &sysroot)
+        // The outer (stable) cargo's settings must not leak into the nightly build.
+        .env_remove("CARGO")
+        .env_remove("RUSTC")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .args(["run", NIGHTLY, "cargo"])
         .args([
             "rustc",
             "-p",
@@ -125,13 +190,12 @@ fn link(args: Vec<String>) -> Result<()> {
     };
     let out = out.context("linker called without -o")?;
     let cpu = cpu.unwrap_or_else(|| TARGET_CPU.into());
-    let sysroot = Command::new("rustc").args(["--print", "sysroot"]).output()?;
-    let sysroot = String::from_utf8(sysroot.stdout)?.trim().to_string();
-    let host = Command::new("rustc").args(["--print", "host-tuple"]).output()?;
+    let sysroot = std::env::var(SYSROOT_ENV).context("linker mode needs the nightly's sysroot")?;
+    let host = Command::new(Path::new(&sysroot).join("bin/rustc")).args(["--print", "host-tuple"]).output()?;
     let host = String::from_utf8(host.stdout)?.trim().to_string();
     let llc = Path::new(&sysroot).join("lib/rustlib").join(host).join("bin/llc");
     if !llc.exists() {
-        bail!("{} not found: install the `llvm-tools` component (rust-toolchain.toml lists it)", llc.display());
+        bail!("{} not found: install the `llvm-tools` component of {NIGHTLY}", llc.display());
     }
     let status = Command::new(&llc)
         .args([format!("-mcpu={cpu}"), "-O3".into(), object.clone(), "-o".into(), out])

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 
 /// How many blocks the pool preallocates.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum Capacity {
     /// Exactly this many blocks (root blocks included).
     Blocks { blocks: usize },

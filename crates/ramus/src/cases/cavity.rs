@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 
 /// Parameters of a lid-driven cavity.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Cavity {
     /// 2 or 3.
     pub dim: u32,

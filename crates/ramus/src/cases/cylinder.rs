@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 
 /// Parameters of a flow past a square cylinder.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Cylinder {
     /// Root-level cells along the domain length `32 D` (a multiple of 64, so that the
     /// cylinder's faces lie on root cell faces).

@@ -8,10 +8,12 @@ use serde::{Deserialize, Serialize};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 
+mod guard;
 mod obstacle;
 mod refinement;
 
 pub(crate) use obstacle::shapes;
+pub use guard::Guard;
 pub use obstacle::{Obstacle, Shape};
 pub use refinement::{Criterion, Interpolation, Refinement, WallRefinement};
 
@@ -62,7 +64,7 @@ impl Face {
 /// Boundary condition of a domain face, on every level (paper, section "Lattice
 /// Boltzmann Method"; the rules are in [`ramus_kernels::stream`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum Boundary {
     /// Periodic: the opposite face must be periodic too.
     Periodic,
@@ -107,7 +109,7 @@ impl Boundary {
 
 /// Fluid properties, in lattice units of the root level (Δx = Δt = 1).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum Fluid {
     /// Kinematic viscosity ν directly.
     Viscosity { nu: f64 },
@@ -162,6 +164,7 @@ impl Fluid {
 
 /// Configuration of a [`crate::Forest`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ForestConfig {
     /// Root-level cells per axis (`cells[2]` is ignored in 2D); multiples of 4, at least 8.
     pub cells: [usize; 3],
@@ -179,6 +182,9 @@ pub struct ForestConfig {
     /// geometry).
     #[serde(default)]
     pub obstacles: Vec<Obstacle>,
+    /// The stability guard (default: every 100 root steps, Mach limit 1).
+    #[serde(default)]
+    pub guard: Guard,
 }
 
 impl ForestConfig {
@@ -191,6 +197,7 @@ impl ForestConfig {
             backend: Backend::Auto,
             refinement: Refinement::default(),
             obstacles: Vec::new(),
+            guard: Guard::default(),
         }
     }
 
@@ -307,6 +314,7 @@ impl ForestConfig {
             }
         }
         self.refinement.validate(dim)?;
+        self.guard.validate()?;
         if self.obstacles.len() > ramus_kernels::obstacle::MAX_SHAPES {
             return Err(Error::invalid(
                 "obstacles",

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 /// z is ignored in 2D). A cell is solid when its centre lies inside (closed shapes), on
 /// every level.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum Shape {
     /// Axis-aligned box from `min` to `max`.
     Box { min: [f64; 3], max: [f64; 3] },
@@ -20,6 +20,7 @@ pub enum Shape {
 
 /// A solid obstacle.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Obstacle {
     pub shape: Shape,
 }

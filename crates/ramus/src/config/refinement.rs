@@ -33,7 +33,7 @@ impl Interpolation {
 
 /// What decides where the mesh is refined at each adaptation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum Criterion {
     /// No automatic adaptation (a user criterion set with
     /// [`crate::Forest::set_user_criterion`] still applies).
@@ -55,6 +55,7 @@ pub enum Criterion {
 /// Refinement toward domain faces that never coarsens (the paper's wall-distance rule
 /// with freezing): applied once, when the forest is built, level by level.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct WallRefinement {
     /// Faces to refine toward.
     pub faces: Vec<Face>,
@@ -69,7 +70,7 @@ pub struct WallRefinement {
 
 /// Grid levels and adaptation of a [`crate::Forest`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(deny_unknown_fields, default)]
 pub struct Refinement {
     /// Grid levels `L_max` (1: the uniform root grid).
     pub levels: usize,

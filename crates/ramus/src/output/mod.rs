@@ -4,6 +4,9 @@
 //! [`vtu`] writes VTK XML unstructured grids (`.vtu`, ASCII) that ParaView and VisIt read,
 //! and reads back the subset it writes (for tests and tools).
 
+pub mod atomic;
 pub mod vtu;
+
+pub use atomic::write_atomic;
 
 pub use vtu::{leaf_blocks_writer, read_vtu, write_leaf_blocks_vtu, write_leaf_cells_vtu, CellArray, VtuFile, VtuWriter};
