@@ -45,7 +45,8 @@ fn user_criterion_refines_and_coarsens_during_advance() {
         } else {
             MARK_NONE
         }
-    });
+    })
+    .expect("a forest that adapts accepts a user criterion");
     forest.advance(4).expect("advance");
     assert_eq!(forest.blocks_per_level(), vec![64, 128], "left half refined");
     assert_eq!(forest.leaves_per_level(), vec![32, 128]);

@@ -18,6 +18,7 @@
 //! - [`interpolate`], [`average`]: rescaling, coarse → fine interpolation and fine → coarse averaging (section "Grid Communication").
 //! - [`schedule`]: the per-level work lists of the recursive advance (section "Grid Advancement").
 //! - [`criterion`]: vorticity and the log₂ level rule (solver section "Adaptive Mesh Refinement").
+//! - [`guard`]: the stability guard (first non-finite, non-positive-density or supersonic cell of a level).
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -29,6 +30,7 @@ pub mod average;
 pub mod block;
 pub mod collide;
 pub mod criterion;
+pub mod guard;
 pub mod interpolate;
 pub mod lattice;
 pub mod launch;

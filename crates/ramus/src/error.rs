@@ -86,6 +86,47 @@ pub enum Error {
         /// The offending value (|u| in lattice units for `speed`).
         value: f64,
     },
+    /// A checkpoint file cannot be restarted from.
+    #[error("checkpoint {}: {problem}", path.display())]
+    Checkpoint {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        problem: CheckpointProblem,
+    },
+}
+
+/// Why a checkpoint was refused (see [`Error::Checkpoint`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CheckpointProblem {
+    /// The file does not start with the checkpoint magic bytes.
+    #[error("not a ramus checkpoint")]
+    NotACheckpoint,
+    /// Written in a layout version this ramus does not read.
+    #[error("format version {found}, this ramus reads version {supported}")]
+    Version {
+        /// The file's version.
+        found: u32,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// The file ends early (e.g. the disk filled up while copying it).
+    #[error("truncated (the file ends before its checksum)")]
+    Truncated,
+    /// The checksum does not match: the file was altered or damaged.
+    #[error("corrupted (checksum mismatch)")]
+    Corrupted,
+    /// Written by a forest of another dimension, velocity set or precision.
+    #[error("written by a forest of {found}, not {expected}")]
+    WrongForest {
+        /// The kind stored in the file.
+        found: String,
+        /// The kind of the forest restarting.
+        expected: String,
+    },
+    /// A section is missing or inconsistent (a bug, or a file from a foreign writer).
+    #[error("malformed section: {0}")]
+    Malformed(String),
 }
 
 /// What the stability guard found wrong (see [`Error::Diverged`]).

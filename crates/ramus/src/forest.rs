@@ -17,6 +17,8 @@ use crate::solver::sync::SyncScratch;
 use crate::solver::{amr_updates, equilibrium_pool, Fields, HostView, LeafCells, Timings};
 use crate::Float;
 
+mod checkpoint;
+
 /// A user refinement criterion: the mark (`MARK_REFINE`, `MARK_COARSEN`, `MARK_NONE`,
 /// from [`crate::kernels::amr`]) of a leaf, given its geometry and the root step count.
 pub type UserCriterion = Box<dyn FnMut(&BlockGeometry, u64) -> i32 + Send>;
@@ -62,6 +64,8 @@ pub struct Forest<D: Dim, Q: VelocitySet<Dim = D>, F: Float> {
     adapt_ws: AdaptWorkspace,
     sync: SyncScratch,
     user_criterion: Option<UserCriterion>,
+    /// Root step count of the last stability check (see [`Self::check_health`]).
+    checked_at: Option<u64>,
     _lattice: PhantomData<Q>,
 }
 
@@ -81,6 +85,25 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     }
 
     fn build(config: ForestConfig, geometry: Option<SolidFn>) -> Result<Self> {
+        let mut forest = Self::assemble(config, geometry)?;
+        // Frozen wall refinement, level by level, through the adaptation path.
+        if let Some(w) = forest.config.refinement.walls.clone() {
+            let shapes = crate::config::shapes(&forest.config.obstacles);
+            for _ in 1..forest.config.refinement.levels {
+                forest.mesh.mark_wall_distance(&w.faces, w.distance, true)?;
+                if w.obstacles {
+                    forest.mesh.mark_obstacle_distance(&shapes, w.distance, true)?;
+                }
+                let laps = forest.laps()?;
+                forest.apply_marks(laps)?;
+            }
+        }
+        Ok(forest)
+    }
+
+    /// The forest of `config` on its root grid, at rest: the device, the pool, the
+    /// solver's buffers (what [`Self::build`] and [`Self::restart`] share).
+    fn assemble(config: ForestConfig, geometry: Option<SolidFn>) -> Result<Self> {
         let tau = config.validate(D::D)?;
         let levels = config.refinement.levels;
         let device = Device::new(config.backend)?;
@@ -121,47 +144,46 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         solver.rebuild_schedule(&mesh)?;
         let adapt_ws = AdaptWorkspace::new(&device)?;
         let sync = SyncScratch::new(&device);
-        let mut forest = Forest {
+        Ok(Forest {
             tau,
             steps: 0,
             device,
             adapt_ws,
             sync,
             user_criterion: None,
+            checked_at: None,
             _lattice: PhantomData,
             solver,
             mesh,
             config,
-        };
-        // Frozen wall refinement, level by level, through the adaptation path.
-        if let Some(w) = forest.config.refinement.walls.clone() {
-            for _ in 1..levels {
-                forest.mesh.mark_wall_distance(&w.faces, w.distance, true)?;
-                if w.obstacles {
-                    forest.mesh.mark_obstacle_distance(&shapes, w.distance, true)?;
-                }
-                let laps = forest.laps()?;
-                forest.apply_marks(laps)?;
-            }
-        }
-        Ok(forest)
+        })
     }
 }
 
 impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// Sets every cell of every block to the equilibrium of `state(x) = (ρ, u)`, `x` being
     /// the cell centre in root lattice units; resets the step count (the mesh is kept).
+    /// A state that is not finite, has `ρ ≤ 0` or a speed above the guard's Mach limit
+    /// ([`crate::config::Guard::max_speed`]) is an [`Error::InvalidParameter`] naming the
+    /// cell, and leaves the forest unchanged.
     pub fn initialize(&mut self, state: impl Fn([f64; 3]) -> (f64, [f64; 3])) -> Result<()> {
         let snap = self.mesh.snapshot_active()?;
-        let f = equilibrium_pool::<Q, F>(&snap, &state);
+        let f = equilibrium_pool::<Q, F>(&snap, &state, self.config.guard.max_speed())?;
         self.device.write(&mut self.solver.f, 0, &f)?;
         self.steps = 0;
+        self.checked_at = None;
         Ok(())
     }
 
     /// Advances the solution by `steps` root time steps (each level `L` takes `2^L` steps
     /// of `Δt/2^L` per root step), adapting the mesh before every root step whose count
     /// is a multiple of `refinement.every` when a criterion is set.
+    ///
+    /// The stability guard ([`crate::config::Guard`]) checks the solution whenever the
+    /// step count reaches a multiple of `guard.every` and before every adaptation: a
+    /// non-finite population, a density `ρ ≤ 0` or a speed above the Mach limit returns
+    /// [`Error::Diverged`] (step, level, position, quantity, value), and the forest stays
+    /// as it was at that check (it can still be read, but not advanced meaningfully).
     pub fn advance(&mut self, steps: u64) -> Result<()> {
         let every = self.config.refinement.every;
         let adaptive = self.mesh.max_levels() > 1
@@ -169,10 +191,14 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
             && (self.config.refinement.criterion != Criterion::None || self.user_criterion.is_some());
         let mut segment = Instant::now();
         for _ in 0..steps {
-            if adaptive && self.steps % every == 0 {
+            let adapt_now = adaptive && self.steps % every == 0;
+            if adapt_now || self.guard_due() {
                 self.device.synchronize()?;
                 self.solver.timings.stepping += segment.elapsed();
-                self.adapt()?;
+                self.check_health()?;
+                if adapt_now {
+                    self.adapt()?;
+                }
                 segment = Instant::now();
             }
             self.solver.advance_level(&self.mesh, 0, self.steps % 2 == 1)?;
@@ -183,6 +209,34 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         }
         self.device.synchronize()?;
         self.solver.timings.stepping += segment.elapsed();
+        if self.guard_due() {
+            self.check_health()?;
+        }
+        Ok(())
+    }
+
+    /// Whether the guard is due at the current step count (a multiple of `guard.every`
+    /// not yet checked; step 0 is the initial state, which [`Self::initialize`] checks).
+    fn guard_due(&self) -> bool {
+        let g = self.config.guard.every;
+        g > 0 && self.steps > 0 && self.steps % g == 0 && self.checked_at != Some(self.steps)
+    }
+
+    /// Runs the stability guard now (see [`Self::advance`]); [`Error::Diverged`] if the
+    /// solution is not physical. The device is idle before and after (timed in
+    /// [`Timings::guard`]).
+    pub fn check_health(&mut self) -> Result<()> {
+        if self.checked_at == Some(self.steps) {
+            return Ok(());
+        }
+        self.device.synchronize()?;
+        let start = Instant::now();
+        let max_speed = self.config.guard.max_speed();
+        let r = self.solver.check_health(&self.mesh, self.steps, self.steps % 2 == 1, max_speed);
+        self.solver.timings.guard += start.elapsed();
+        self.solver.timings.guard_checks += 1;
+        r?;
+        self.checked_at = Some(self.steps);
         Ok(())
     }
 
@@ -227,9 +281,27 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         self.apply_marks(laps)
     }
 
-    /// Uses `f` instead of the configured criterion at every adaptation.
-    pub fn set_user_criterion(&mut self, f: impl FnMut(&BlockGeometry, u64) -> i32 + Send + 'static) {
+    /// Uses `f` instead of the configured criterion at every adaptation. An error if the
+    /// forest never adapts (one level, or `refinement.every = 0`): the criterion would
+    /// never be called.
+    pub fn set_user_criterion(&mut self, f: impl FnMut(&BlockGeometry, u64) -> i32 + Send + 'static) -> Result<()> {
+        let r = &self.config.refinement;
+        if r.levels < 2 {
+            return Err(Error::invalid(
+                "refinement.levels",
+                r.levels,
+                "at least 2 levels for a user criterion (a one-level forest never adapts)",
+            ));
+        }
+        if r.every == 0 {
+            return Err(Error::invalid(
+                "refinement.every",
+                0,
+                "at least 1 root step between adaptations for a user criterion (0 never adapts)",
+            ));
+        }
         self.user_criterion = Some(Box::new(f));
+        Ok(())
     }
 
     /// Marks the leaves with `mark(geometry)` (values checked).

@@ -16,6 +16,7 @@
 pub mod amr;
 pub mod backend;
 pub mod cases;
+pub mod checkpoint;
 pub mod config;
 mod error;
 mod forest;
@@ -26,7 +27,7 @@ pub mod solver;
 pub use backend::cuda::{cuda_available, KERNELS_PTX};
 pub use backend::Backend;
 pub use config::{Boundary, Criterion, Face, Fluid, ForestConfig, Guard, Interpolation, Obstacle, Refinement, Shape, WallRefinement};
-pub use error::{Error, Quantity, Result};
+pub use error::{CheckpointProblem, Error, Quantity, Result};
 pub use forest::{Adaptation, Forest, UserCriterion};
 pub use ramus_kernels::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
 pub use ramus_kernels::Real;

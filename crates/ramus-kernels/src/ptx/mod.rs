@@ -84,4 +84,5 @@ mod amr;
 mod primitives;
 mod comm;
 mod criterion;
+mod guard;
 mod obstacle;

@@ -35,6 +35,7 @@ mod check;
 mod mesh;
 mod root;
 mod snapshot;
+pub(crate) mod state;
 pub(crate) mod workspace;
 mod mark;
 

@@ -69,6 +69,11 @@ pub struct Timings {
     pub updates: f64,
     /// Root steps taken.
     pub root_steps: u64,
+    /// Wall time of the stability guard's checks (see [`crate::config::Guard`]), device
+    /// synchronised before and after each; not part of `stepping`.
+    pub guard: Duration,
+    /// Checks the stability guard made.
+    pub guard_checks: u64,
 }
 
 impl Timings {
@@ -103,6 +108,20 @@ impl Timings {
         let total = a + self.stepping.as_secs_f64();
         if total > 0.0 {
             a / total
+        } else {
+            0.0
+        }
+    }
+}
+
+impl Timings {
+    /// Fraction of the run time (stepping + adaptation + guard) spent in the stability
+    /// guard's checks.
+    pub fn guard_share(&self) -> f64 {
+        let g = self.guard.as_secs_f64();
+        let total = g + self.adapt.total().as_secs_f64() + self.stepping.as_secs_f64();
+        if total > 0.0 {
+            g / total
         } else {
             0.0
         }

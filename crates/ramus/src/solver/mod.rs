@@ -11,6 +11,7 @@
 pub(crate) mod advance;
 pub(crate) mod criterion;
 mod fields;
+mod guard;
 mod init;
 pub mod metrics;
 pub(crate) mod obstacles;

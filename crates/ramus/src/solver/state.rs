@@ -37,6 +37,8 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     pub solids: Option<Solids>,
     /// Per-block force sums (see [`Self::solid_force`]).
     pub force_out: Buffer<F>,
+    /// Per level: the stability guard's result (see [`ramus_kernels::guard`]).
+    pub guard_out: Buffer<u64>,
     _lattice: PhantomData<Q>,
 }
 
@@ -77,6 +79,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             scratch: Buffer::Host(Vec::new()),
             solids,
             force_out: Buffer::Host(Vec::new()),
+            guard_out: dev.zeros(levels)?,
             _lattice: PhantomData,
         })
     }

@@ -1,0 +1,110 @@
+//! The stability guard: a device reduction that finds the first cell of a level whose
+//! state is not physical — a non-finite population, a density `ρ ≤ 0` (or not finite), or
+//! a speed above the Mach limit — so that a run that blows up stops with the step, the
+//! level and the position instead of writing garbage.
+//!
+//! One launch per level over the cells of its ID set; a bad cell folds
+//! `(item << 2) | code` into the level's slot with an atomic minimum, so the reported cell
+//! is the first bad one in list order on both backends, whatever the thread order. Good
+//! cells write nothing: a healthy run only reads the distributions.
+
+use core::marker::PhantomData;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use crate::collide::moments;
+use crate::kernel_args;
+use crate::lattice::{Dim, VelocitySet};
+use crate::launch::Kernel;
+use crate::real::Real;
+use crate::stream::{load_cell, lattice_suffix, Field, ONB_SOLID};
+
+/// Code of a healthy cell.
+pub const HEALTHY: u64 = 0;
+/// Code: a population is NaN or infinite.
+pub const BAD_POPULATION: u64 = 1;
+/// Code: the density is not finite or not positive.
+pub const BAD_DENSITY: u64 = 2;
+/// Code: the speed exceeds the limit.
+pub const BAD_SPEED: u64 = 3;
+/// Value of a level's slot when no cell is bad.
+pub const NONE_BAD: u64 = u64::MAX;
+
+/// The health of one cell's pre-collision shifted populations `h`: a `BAD_*` code (or
+/// [`HEALTHY`]) and the offending value (the first non-finite population, ρ, or |u|²).
+#[inline(always)]
+pub fn cell_health<L: VelocitySet, F: Real>(h: &L::Pop<F>, max_speed2: F) -> (u64, F) {
+    let mut bad = F::ZERO;
+    let mut finite = true;
+    L::unroll(
+        #[inline(always)]
+        |i| {
+            // `x − x` is 0 for every finite x and NaN for NaN and ±∞.
+            let hi = h[i];
+            if finite && hi - hi != F::ZERO {
+                finite = false;
+                bad = hi;
+            }
+        },
+    );
+    if !finite {
+        return (BAD_POPULATION, bad);
+    }
+    let (rho, u) = moments::<L, F>(h);
+    if !(rho > F::ZERO && rho - rho == F::ZERO) {
+        return (BAD_DENSITY, rho);
+    }
+    let u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    if !(u2 <= max_speed2) {
+        return (BAD_SPEED, u2);
+    }
+    (HEALTHY, F::ZERO)
+}
+
+kernel_args! {
+    /// Arguments of [`GuardCheck`].
+    pub struct GuardArgs<F> {
+        /// Distribution pool.
+        pub f: *mut F,
+        /// Neighbour links.
+        pub nbr: *const i32,
+        /// Per-block boundary flags.
+        pub onb: *const u32,
+        /// Per-block solid-cell masks (may be null when no block is flagged solid).
+        pub solid: *const u64,
+        /// Blocks of the level (an ID set); item `i` is cell `i mod 4^D` of `ids[i / 4^D]`.
+        pub ids: *const u32,
+        /// The level's slot: the minimum of `(i << 2) | code` over its bad cells
+        /// ([`NONE_BAD`] before the launch).
+        pub out: *mut u64,
+        /// Square of the largest allowed speed (lattice units).
+        pub max_speed2: F,
+    }
+}
+
+/// Checks every non-solid cell of a level in the layout of `ODD` steps (see the module
+/// documentation).
+pub struct GuardCheck<L, F, const ODD: bool>(PhantomData<(L, F)>);
+
+impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for GuardCheck<L, F, ODD> {
+    const NAME: &'static str = if ODD { "guard_check_odd" } else { "guard_check_even" };
+    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
+    type Args = GuardArgs<F>;
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &GuardArgs<F>) {
+        let m = <L::Dim as Dim>::BLOCK_CELLS;
+        let b = *a.ids.add(i / m) as usize;
+        let t = i & (m - 1);
+        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
+        if *a.onb.add(b) & ONB_SOLID != 0 && (*a.solid.add(b) >> t) & 1 != 0 {
+            return;
+        }
+        let h = load_cell::<L, F, ODD>(&fld, b, t);
+        let (code, _) = cell_health::<L, F>(&h, a.max_speed2);
+        if code != HEALTHY {
+            // SAFETY: `out` is a valid, 8-byte aligned u64 that only atomics touch during
+            // the launch.
+            AtomicU64::from_ptr(a.out).fetch_min(((i as u64) << 2) | code, Ordering::Relaxed);
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The stability guard on the host side: one [`GuardCheck`] launch per level and one
+//! read-back of the per-level results (see [`crate::config::Guard`]).
+
+use ramus_kernels::guard::{cell_health, GuardArgs, GuardCheck, BAD_DENSITY, BAD_POPULATION, NONE_BAD};
+use ramus_kernels::obstacle::cell_centre;
+use ramus_kernels::stream::{load_cell, Field};
+use ramus_kernels::{Dim, VelocitySet};
+
+use super::state::Solver;
+use crate::amr::Mesh;
+use crate::error::{Error, Quantity, Result};
+use crate::Float;
+
+impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+    /// Checks every active cell of every level; `root_odd`: the root level has taken an
+    /// odd number of steps (finer levels are always in the natural layout between root
+    /// steps). Returns [`Error::Diverged`] for the first bad cell of the coarsest level
+    /// that has one.
+    pub fn check_health(&mut self, mesh: &Mesh<Q::Dim>, step: u64, root_odd: bool, max_speed: f64) -> Result<()> {
+        let dev = &mesh.device;
+        let levels = mesh.max_levels();
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        dev.write(&mut self.guard_out, 0, &vec![NONE_BAD; levels])?;
+        let max_speed2 = F::from_f64(max_speed * max_speed);
+        for l in 0..levels {
+            let n = mesh.id_counts[l] * m;
+            if n == 0 {
+                continue;
+            }
+            let (onb, solid) = self.walls(mesh);
+            let out = dev.ptr(&mut self.guard_out).wrapping_add(l);
+            let args = GuardArgs {
+                f: dev.ptr(&mut self.f),
+                nbr: dev.cptr(&mesh.nbr),
+                onb,
+                solid,
+                ids: dev.cptr(&mesh.id_sets[l]),
+                out,
+                max_speed2,
+            };
+            // SAFETY: the ID set holds `n / 4^D` active blocks of the pool; `out` is slot
+            // `l` of a buffer of `levels` elements; the kernel only reads the pool.
+            unsafe {
+                if l == 0 && root_odd {
+                    dev.launch::<GuardCheck<Q, F, true>>(n, args)?
+                } else {
+                    dev.launch::<GuardCheck<Q, F, false>>(n, args)?
+                }
+            }
+        }
+        let found = dev.read(&self.guard_out, 0..levels)?;
+        match found.iter().position(|&k| k != NONE_BAD) {
+            None => Ok(()),
+            Some(l) => Err(self.diagnose(mesh, step, l, found[l], l == 0 && root_odd, max_speed)),
+        }
+    }
+
+    /// The [`Error::Diverged`] for the cell the guard found on level `l` (`key` = item
+    /// `<< 2 | code`), with the value recomputed on the host by the same function.
+    fn diagnose(&self, mesh: &Mesh<Q::Dim>, step: u64, l: usize, key: u64, odd: bool, max_speed: f64) -> Error {
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        let item = (key >> 2) as usize;
+        let quantity = match key & 3 {
+            BAD_POPULATION => Quantity::Population,
+            BAD_DENSITY => Quantity::Density,
+            _ => Quantity::Speed,
+        };
+        let (slot, t) = (item / m, item % m);
+        let details = || -> Result<([f64; 3], f64)> {
+            let dev = &mesh.device;
+            let b = dev.get(&mesh.id_sets[l], slot)? as usize;
+            let origin = dev.read(&mesh.origin, 3 * b..3 * b + 3)?;
+            let level = dev.get(&mesh.level, b)?;
+            let position = cell_centre([origin[0], origin[1], origin[2]], level, t);
+            // The cell's populations on the host: the whole pool (a diverged run is over,
+            // the copy costs nothing that matters), read with the kernels' own loader.
+            let mut f = dev.download(&self.f)?;
+            let nbr = dev.download(&mesh.nbr)?;
+            let (onb, solid) = match &self.solids {
+                Some(s) => (dev.download(&s.onb)?, dev.download(&s.solid)?),
+                None => (dev.download(&mesh.onb)?, Vec::new()),
+            };
+            let fld = Field { f: f.as_mut_ptr(), nbr: nbr.as_ptr(), onb: onb.as_ptr(), solid: solid.as_ptr() };
+            // SAFETY: host copies of the pool and the mesh arrays; `b` is an active block.
+            let h = unsafe {
+                if odd {
+                    load_cell::<Q, F, true>(&fld, b, t)
+                } else {
+                    load_cell::<Q, F, false>(&fld, b, t)
+                }
+            };
+            let (_, v) = cell_health::<Q, F>(&h, F::from_f64(max_speed * max_speed));
+            let v = v.to_f64();
+            Ok((position, if quantity == Quantity::Speed { v.sqrt() } else { v }))
+        };
+        match details() {
+            Ok((position, value)) => Error::Diverged { step, level: l, position, quantity, value },
+            Err(e) => e,
+        }
+    }
+}

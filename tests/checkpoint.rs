@@ -1,0 +1,115 @@
+//! Checkpoint/restart (issue "Trustworthy runs"): a run continued from a checkpoint is
+//! bitwise the uninterrupted run, with adaptation between the checkpoint and the end, in
+//! 2D and 3D; damaged or foreign files give named errors.
+
+use ramus::cases::cavity::Cavity;
+use ramus::{Backend, CheckpointProblem, Criterion, Error, Float, Forest, ForestConfig, Refinement, VelocitySet};
+use ramus::{Dim, D2, D2Q9, D3, D3Q19};
+
+fn amr_cavity(dim: u32, n: usize, levels: usize) -> ForestConfig {
+    let cavity = Cavity { dim, n, re: 400.0, lid: 0.1 };
+    let refinement = Refinement {
+        levels,
+        every: 8,
+        criterion: Criterion::Vorticity { n_start: -2.0, n_inc: 1.0, length: None },
+        ..Refinement::default()
+    };
+    cavity.forest_config(Backend::Cpu).expect("config").refinement(refinement)
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ramus-checkpoint-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join("checkpoint.ramus")
+}
+
+/// Distributions equal bit for bit; pools of different capacity must agree on the common
+/// prefix and hold nothing beyond it.
+fn assert_same_pool<F: Float>(a: &[F], b: &[F]) {
+    let n = a.len().min(b.len());
+    let bits = |x: &[F]| -> Vec<u64> { x.iter().map(|v| v.to_f64().to_bits()).collect() };
+    assert!(bits(&a[..n]) == bits(&b[..n]), "distributions differ");
+    for rest in [&a[n..], &b[n..]] {
+        assert!(rest.iter().all(|x| x.to_f64() == 0.0), "pool tail beyond the common part is not empty");
+    }
+}
+
+fn restart_is_bitwise<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(config: ForestConfig, total: u64, name: &str) {
+    let path = scratch(name);
+    let mut whole = Forest::<D, Q, F>::new(config.clone()).expect("forest");
+    whole.advance(total).expect("uninterrupted run");
+
+    let mut first = Forest::<D, Q, F>::new(config).expect("forest");
+    first.advance(total / 2).expect("first half");
+    let blocks_at_checkpoint = first.blocks_per_level();
+    first.checkpoint_with(&path, b"example state").expect("checkpoint");
+    drop(first);
+    let (mut second, user) = Forest::<D, Q, F>::restart_with(&path, Backend::Cpu).expect("restart");
+    assert_eq!(user, b"example state");
+    assert_eq!(second.steps(), total / 2);
+    second.advance(total - total / 2).expect("second half");
+
+    assert_ne!(blocks_at_checkpoint, whole.blocks_per_level(), "the mesh adapted after the checkpoint");
+    assert_eq!(second.steps(), whole.steps());
+    assert_eq!(second.blocks_per_level(), whole.blocks_per_level());
+    assert_same_pool(&whole.distributions().unwrap(), &second.distributions().unwrap());
+    let (a, b) = (whole.leaf_cells().unwrap(), second.leaf_cells().unwrap());
+    assert_eq!(a, b, "leaf cells (outputs) differ");
+    std::fs::remove_dir_all(path.parent().unwrap()).ok();
+}
+
+#[test]
+fn restart_continues_a_2d_amr_run_bitwise() {
+    restart_is_bitwise::<D2, D2Q9, f64>(amr_cavity(2, 32, 3), 160, "2d");
+}
+
+#[test]
+fn restart_continues_a_3d_amr_run_bitwise() {
+    restart_is_bitwise::<D3, D3Q19, f32>(amr_cavity(3, 16, 3), 64, "3d");
+}
+
+fn checkpoint_problem(r: Result<Forest<D2, D2Q9, f64>, Error>) -> CheckpointProblem {
+    match r {
+        Err(Error::Checkpoint { problem, .. }) => problem,
+        Err(e) => panic!("expected a checkpoint error, got {e}"),
+        Ok(_) => panic!("expected a checkpoint error, got a forest"),
+    }
+}
+
+#[test]
+fn damaged_and_foreign_checkpoints_give_named_errors() {
+    let path = scratch("damaged");
+    let mut forest = Forest::<D2, D2Q9, f64>::new(amr_cavity(2, 16, 2)).expect("forest");
+    forest.advance(20).expect("advance");
+    forest.checkpoint(&path).expect("checkpoint");
+    let good = std::fs::read(&path).unwrap();
+    let restart = |bytes: &[u8]| {
+        std::fs::write(&path, bytes).unwrap();
+        Forest::<D2, D2Q9, f64>::restart(&path, Backend::Cpu)
+    };
+    assert!(restart(&good).is_ok(), "the intact file restarts");
+
+    let mut corrupted = good.clone();
+    let mid = corrupted.len() / 2;
+    corrupted[mid] ^= 0x10;
+    assert_eq!(checkpoint_problem(restart(&corrupted)), CheckpointProblem::Corrupted);
+
+    assert_eq!(checkpoint_problem(restart(&good[..good.len() - 1000])), CheckpointProblem::Truncated);
+    assert_eq!(checkpoint_problem(restart(&good[..10])), CheckpointProblem::Truncated);
+
+    let mut version = good.clone();
+    version[8] = 99;
+    assert!(matches!(checkpoint_problem(restart(&version)), CheckpointProblem::Version { found: 99, supported: 1 }));
+
+    assert_eq!(checkpoint_problem(restart(b"not a checkpoint at all")), CheckpointProblem::NotACheckpoint);
+
+    std::fs::write(&path, &good).unwrap();
+    match Forest::<D2, D2Q9, f32>::restart(&path, Backend::Cpu) {
+        Err(Error::Checkpoint { problem: CheckpointProblem::WrongForest { .. }, .. }) => {}
+        Err(e) => panic!("expected WrongForest, got {e}"),
+        Ok(_) => panic!("an f64 checkpoint restarted as f32"),
+    }
+    let missing = path.with_file_name("missing.ramus");
+    assert!(matches!(Forest::<D2, D2Q9, f64>::restart(&missing, Backend::Cpu), Err(Error::Io { .. })));
+    std::fs::remove_dir_all(path.parent().unwrap()).ok();
+}
