@@ -391,8 +391,13 @@ fn force_on_unknown_obstacle() {
 #[test]
 fn cylinder_parameters() {
     use ramus::cases::cylinder::Cylinder;
-    let ok = Cylinder { root: 128, levels: 2, ..Cylinder::default() };
+    let ok = Cylinder { root: 128, levels: 2, re: 50.0, ..Cylinder::default() };
     assert!(ok.forest_config(Backend::Cpu).is_ok());
+    // Issue "Trustworthy runs": root 128 at Re 100 (cell Reynolds number 25) diverged with
+    // exit 0 and C_D = 3.3e212; such grids are refused, naming why.
+    let e = Cylinder { re: 100.0, ..ok.clone() }.forest_config(Backend::Cpu).expect_err("Re/D = 25 is refused");
+    assert!(e.to_string().contains("cell Reynolds number") && e.to_string().contains("root >= 256"), "{e}");
+    assert!(Cylinder { root: 256, re: 100.0, ..ok.clone() }.forest_config(Backend::Cpu).is_ok());
     assert_invalid(Cylinder { root: 100, ..ok.clone() }.forest_config(Backend::Cpu), "root");
     assert_invalid(Cylinder { height: 15.5, ..ok.clone() }.forest_config(Backend::Cpu), "height");
     assert_invalid(Cylinder { u0: 0.3, ..ok.clone() }.forest_config(Backend::Cpu), "u0");

@@ -65,6 +65,17 @@ pub const UPSTREAM: f64 = 10.0;
 /// The paper's frozen-refinement distance, in domain lengths.
 pub const REFINE_DISTANCE: f64 = 0.15;
 
+/// Largest root-level cell Reynolds number `Re_Δ = U_0 Δx / ν = Re / D` (D in root cells)
+/// the case accepts. Measured with BGK (issue "Trustworthy runs", stability guard on, f64,
+/// height 32 D, 80 D/U_0): `Re_Δ = 12.5` runs (root 256 at Re 100, U_0 = 0.05 and 0.025,
+/// the paper's grids), while `Re_Δ = 16.7` (root 192), `18.75` (root 256 at Re 150) and
+/// `25` (root 128, U_0 = 0.05, 0.1 and 0.15; with and without refinement) diverge within
+/// 300–1800 root steps, at the far-field and outlet boundaries of the root level. It is
+/// the cell Reynolds number, not τ, that decides: root 256 at U_0 = 0.025 (τ = 0.506)
+/// runs, root 128 at U_0 = 0.1 (τ = 0.512) does not. Refining the outlet does not help,
+/// since the rest of the root level is as coarse as before.
+pub const MAX_CELL_REYNOLDS: f64 = 12.5;
+
 impl Cylinder {
     /// Cylinder side in root cells.
     pub fn diameter(&self) -> f64 {
@@ -107,6 +118,20 @@ impl Cylinder {
                 "u0",
                 self.u0,
                 format!("0 < u0 < {MAX_WALL_SPEED} (lattice units; the weakly compressible LBM needs a small Mach number)"),
+            ));
+        }
+        let cell_re = self.re / self.diameter();
+        if cell_re > MAX_CELL_REYNOLDS {
+            let d = (self.re / MAX_CELL_REYNOLDS).ceil();
+            let root = (LENGTH * d / 64.0).ceil() as usize * 64;
+            return Err(Error::invalid(
+                "root",
+                format!("{} (D = {} cells, cell Reynolds number Re/D = {cell_re:.3})", self.root, self.diameter()),
+                format!(
+                    "Re/D <= {MAX_CELL_REYNOLDS}: BGK on this grid diverges at the boundaries of the root level \
+                     (measured; see cases::cylinder::MAX_CELL_REYNOLDS); use root >= {root} at Re {}",
+                    self.re
+                ),
             ));
         }
         let inflow = Boundary::velocity([self.u0, 0.0, 0.0]);

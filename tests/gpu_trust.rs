@@ -1,0 +1,93 @@
+//! The stability guard and checkpoints on CUDA, on a GPU machine (`#[ignore]`d;
+//! `scripts/gpu-check.sh run` runs it with `--ignored`). Issue "Trustworthy runs":
+//! the guard reports the same cell on both backends; a checkpoint restarts bitwise on
+//! CUDA, and across backends (CPU → CUDA, CUDA → CPU), since both run the same kernels
+//! without FMA contraction.
+
+use ramus::cases::cavity::Cavity;
+use ramus::{Backend, Criterion, Dim, Error, Float, Forest, ForestConfig, Refinement, VelocitySet};
+use ramus::{D2, D2Q9, D3, D3Q19};
+
+fn amr_cavity(backend: Backend, dim: u32, n: usize, levels: usize) -> ForestConfig {
+    let cavity = Cavity { dim, n, re: 400.0, lid: 0.1 };
+    let refinement = Refinement {
+        levels,
+        every: 8,
+        criterion: Criterion::Vorticity { n_start: -2.0, n_inc: 1.0, length: None },
+        ..Refinement::default()
+    };
+    cavity.forest_config(backend).expect("config").refinement(refinement)
+}
+
+fn bits<F: Float>(f: &[F]) -> Vec<u64> {
+    f.iter().map(|v| v.to_f64().to_bits()).collect()
+}
+
+/// Pools agree on their common prefix; beyond it (pools of other capacities) all zero.
+fn assert_same_pool<F: Float>(what: &str, a: &[F], b: &[F]) {
+    let n = a.len().min(b.len());
+    assert!(bits(&a[..n]) == bits(&b[..n]), "{what}: distributions differ");
+    assert!(a[n..].iter().chain(&b[n..]).all(|x| x.to_f64() == 0.0), "{what}: pool tails differ");
+}
+
+fn restart_across<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: u32, n: usize, levels: usize, total: u64) {
+    let dir = std::env::temp_dir().join(format!("ramus-gpu-trust-{}-{dim}d", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut reference = Forest::<D, Q, F>::new(amr_cavity(Backend::Cuda, dim, n, levels)).expect("forest");
+    reference.advance(total).expect("uninterrupted CUDA run");
+    let want = reference.distributions().unwrap();
+    let cells = reference.leaf_cells().unwrap();
+    for (from, to) in [(Backend::Cuda, Backend::Cuda), (Backend::Cpu, Backend::Cuda), (Backend::Cuda, Backend::Cpu)] {
+        let what = format!("{dim}D {} {}: {from} -> {to}", Q::NAME, F::NAME);
+        let path = dir.join(format!("{from}-{to}.ramus"));
+        let mut first = Forest::<D, Q, F>::new(amr_cavity(from, dim, n, levels)).expect("forest");
+        first.advance(total / 2).expect("first half");
+        first.checkpoint(&path).expect("checkpoint");
+        drop(first);
+        let mut second = Forest::<D, Q, F>::restart(&path, to).expect("restart");
+        assert_eq!(second.backend(), to);
+        second.advance(total - total / 2).expect("second half");
+        assert_eq!(second.blocks_per_level(), reference.blocks_per_level(), "{what}: meshes differ");
+        assert_same_pool(&what, &want, &second.distributions().unwrap());
+        assert_eq!(second.leaf_cells().unwrap(), cells, "{what}: leaf cells differ");
+        println!("{what}: bitwise equal to the uninterrupted CUDA run");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU; run by scripts/gpu-check.sh"]
+fn checkpoints_restart_bitwise_on_and_across_backends_2d() {
+    restart_across::<D2, D2Q9, f64>(2, 64, 3, 160);
+    restart_across::<D2, D2Q9, f32>(2, 64, 3, 160);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU; run by scripts/gpu-check.sh"]
+fn checkpoints_restart_bitwise_on_and_across_backends_3d() {
+    restart_across::<D3, D3Q19, f32>(3, 32, 3, 64);
+}
+
+/// The issue's diverging cavity (`--n 16 --re 5000 --lid 0.25`), guard at every step.
+fn diverge<D: Dim, Q: VelocitySet<Dim = D>>(backend: Backend, dim: u32) -> Error {
+    let cavity = Cavity { dim, n: 16, re: 5000.0, lid: 0.25 };
+    let mut config = cavity.forest_config(backend).expect("config");
+    config.guard.every = 1;
+    let mut forest = Forest::<D, Q, f32>::new(config).expect("forest");
+    (0..20_000).find_map(|_| forest.advance(1).err()).expect("the cavity diverges")
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU; run by scripts/gpu-check.sh"]
+fn the_guard_reports_the_same_cell_on_both_backends() {
+    for dim in [2, 3] {
+        let (cpu, gpu) = if dim == 2 {
+            (diverge::<D2, D2Q9>(Backend::Cpu, 2), diverge::<D2, D2Q9>(Backend::Cuda, 2))
+        } else {
+            (diverge::<D3, D3Q19>(Backend::Cpu, 3), diverge::<D3, D3Q19>(Backend::Cuda, 3))
+        };
+        println!("{dim}D CPU:  {cpu}\n{dim}D CUDA: {gpu}");
+        assert!(matches!(cpu, Error::Diverged { .. }), "{cpu}");
+        assert_eq!(cpu.to_string(), gpu.to_string(), "{dim}D: the backends disagree");
+    }
+}
