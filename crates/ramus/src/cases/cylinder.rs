@@ -66,14 +66,16 @@ pub const UPSTREAM: f64 = 10.0;
 pub const REFINE_DISTANCE: f64 = 0.15;
 
 /// Largest root-level cell Reynolds number `Re_Δ = U_0 Δx / ν = Re / D` (D in root cells)
-/// the case accepts. Measured with BGK (issue "Trustworthy runs", stability guard on, f64,
-/// height 32 D, 80 D/U_0): `Re_Δ = 12.5` runs (root 256 at Re 100, U_0 = 0.05 and 0.025,
-/// the paper's grids), while `Re_Δ = 16.7` (root 192), `18.75` (root 256 at Re 150) and
-/// `25` (root 128, U_0 = 0.05, 0.1 and 0.15; with and without refinement) diverge within
-/// 300–1800 root steps, at the far-field and outlet boundaries of the root level. It is
-/// the cell Reynolds number, not τ, that decides: root 256 at U_0 = 0.025 (τ = 0.506)
-/// runs, root 128 at U_0 = 0.1 (τ = 0.512) does not. Refining the outlet does not help,
-/// since the rest of the root level is as coarse as before.
+/// the case accepts. Measured with BGK on uniform grids (issue "Trustworthy runs",
+/// stability guard on, f64, height 32 D, to 80 D/U_0): `Re_Δ = 12.5` runs (root 256 at
+/// Re 100 with U_0 = 0.05 and 0.025: the paper's grids), while `Re_Δ = 16.7` (root 192),
+/// `18.75` (root 256 at Re 150) and `25` (root 128 with U_0 = 0.05, 0.1 and 0.15) diverge
+/// within 300–1800 root steps at the far-field and outlet boundaries. It is the cell
+/// Reynolds number, not τ, that decides: root 256 at U_0 = 0.025 (τ = 0.506) runs, root 128
+/// at U_0 = 0.1 (τ = 0.512) does not. Refining the outlet does not save such a grid (root
+/// 128 with 2 levels blew up from the refined outlet at t ≈ 36 D/U_0, the issue's report):
+/// the rest of the root level is as coarse as before, and it is not a defect of the
+/// refined outlet.
 pub const MAX_CELL_REYNOLDS: f64 = 12.5;
 
 impl Cylinder {

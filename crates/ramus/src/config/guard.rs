@@ -11,7 +11,8 @@ pub const SOUND_SPEED: f64 = 0.577_350_269_189_625_8;
 /// When and what the stability guard checks (see [`crate::Error::Diverged`]).
 ///
 /// Every `every` root steps [`crate::Forest::advance`] reduces, on the device, every
-/// active cell of every level: a population that is not finite, a density `ρ ≤ 0` (or not
+/// cell of the leaf blocks of every level (the cells that carry the solution; see
+/// [`ramus_kernels::guard`] for why parents are left out): a population that is not finite, a density `ρ ≤ 0` (or not
 /// finite), or a speed `|u| > max_mach · c_s` stops the run with
 /// [`crate::Error::Diverged`], naming the step, the level and the cell. A check reads the
 /// distributions once (half the memory traffic of one root-level step): at the default

@@ -12,7 +12,7 @@ use crate::error::{Error, Quantity, Result};
 use crate::Float;
 
 impl<Q: VelocitySet, F: Float> Solver<Q, F> {
-    /// Checks every active cell of every level; `root_odd`: the root level has taken an
+    /// Checks every cell of the leaf blocks of every level; `root_odd`: the root level has taken an
     /// odd number of steps (finer levels are always in the natural layout between root
     /// steps). Returns [`Error::Diverged`] for the first bad cell of the coarsest level
     /// that has one.
@@ -32,6 +32,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             let args = GuardArgs {
                 f: dev.ptr(&mut self.f),
                 nbr: dev.cptr(&mesh.nbr),
+                child: dev.cptr(&mesh.child),
                 onb,
                 solid,
                 ids: dev.cptr(&mesh.id_sets[l]),
