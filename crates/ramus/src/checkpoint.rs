@@ -58,8 +58,7 @@ impl std::fmt::Display for Kind {
 
 /// Encodes a checkpoint.
 pub(crate) fn encode(kind: Kind, c: &Contents) -> Result<Vec<u8>> {
-    let config = toml::to_string(&c.config)
-        .map_err(|e| Error::invalid("checkpoint", "the configuration", format!("a configuration TOML can hold ({e})")))?;
+    let config = c.config.to_toml()?;
     let mut out = Vec::with_capacity(c.populations.len() + 1024);
     out.extend_from_slice(MAGIC);
     for v in [FORMAT_VERSION, kind.dim, kind.q, kind.float_bytes] {

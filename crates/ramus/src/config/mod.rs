@@ -223,6 +223,12 @@ impl ForestConfig {
         toml::from_str(text).map_err(|e| Error::invalid("configuration", e.message().to_string(), e.to_string()))
     }
 
+    /// The configuration as TOML text that [`Self::from_toml`] reads back unchanged (e.g.
+    /// to record the configuration a run actually used).
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string(self).map_err(|e| Error::invalid("configuration", "not representable in TOML", e.to_string()))
+    }
+
     /// Reads [`Self::from_toml`] from a file.
     pub fn from_toml_file(path: impl AsRef<std::path::Path>) -> Result<Self> {
         let path = path.as_ref();
