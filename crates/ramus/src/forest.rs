@@ -112,15 +112,13 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         let solution_bytes = Solver::<Q, F>::bytes_per_block();
         let capacity = match config.refinement.capacity {
             Some(c) => c,
-            None if levels == 1 => Capacity::Blocks { blocks: n_root },
             None => {
-                // Room for the fully refined hierarchy, capped at a quarter of free memory.
-                let full = (0..levels).try_fold(0usize, |s, l| {
-                    n_root.checked_mul(1usize.checked_shl((D::D * l) as u32)?)?.checked_add(s)
-                });
+                // Room for the whole hierarchy the levels can reach, capped at a quarter of the
+                // memory the device can use (host limits on the CPU: cgroup, ulimit -v); on the
+                // CPU the pool is only touched as blocks are handed out.
                 let per = metadata_bytes_per_block::<D>(levels) + solution_bytes;
-                let cap = (device.free_memory()? as f64 * 0.25) as usize / per;
-                Capacity::Blocks { blocks: full.map_or(cap, |f| f.min(cap)).max(n_root) }
+                let blocks = Capacity::automatic().resolve(D::D, n_root, levels, per, device.free_memory()?)?;
+                Capacity::Blocks { blocks }
             }
         };
         let spec = MeshSpec { cells: config.cells, boundaries: config.boundaries, max_levels: levels, capacity };

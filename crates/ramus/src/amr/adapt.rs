@@ -109,6 +109,7 @@ impl<D: Dim> Mesh<D> {
     /// "the block pool" with the forest unchanged (marks cleared).
     pub fn adapt_with(&mut self, ws: &mut AdaptWorkspace) -> Result<AdaptReport> {
         let dev = self.device.clone();
+        ws.adopt(&dev)?;
         let mut clock = Clock::new(dev.clone(), ws.profile);
         let nc = D::CHILDREN;
         let nb = D::NEIGHBORS;
@@ -134,9 +135,12 @@ impl<D: Dim> Mesh<D> {
         if ws.counts.len() < 2 || matches!((&dev, &ws.counts), (Device::Cuda(_), Buffer::Host(_))) {
             ws.counts = dev.zeros(2)?;
         }
-        prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.fa), n_act)?;
+        // SAFETY: `ws.active` holds the active IDs, all below the high-water mark `range`,
+        // which `ws.seen` was just made to hold; nothing changes the lists meanwhile.
+        unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.fa), n_act)? };
         prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.r, &mut ws.counts, 0)?;
-        prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.fb), n_act)?;
+        // SAFETY: as above.
+        unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.fb), n_act)? };
         prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.c, &mut ws.counts, 1)?;
         let counts = dev.read(&ws.counts, 0..2)?;
         let (n_r, n_c) = (counts[0] as usize, counts[1] as usize);
@@ -159,6 +163,8 @@ impl<D: Dim> Mesh<D> {
         // Every ID in play is below the high-water mark after this adapt: the ID flags of
         // the deduplications (S1, S7, S8) span only that range.
         let high_water = self.high_water.max(self.capacity - (self.gap_count - taken));
+        // The never used IDs S2 takes get their free state (the pool is allocated zeroed).
+        self.prepare_ids(high_water)?;
         ensure(&dev, &mut ws.seen, high_water)?;
         self.set_status(dev.cptr(&ws.r), n_r, status::MARKED_REFINE)?;
         self.set_status(dev.cptr(&ws.c), n_c, status::MARKED_COARSEN)?;
@@ -175,7 +181,9 @@ impl<D: Dim> Mesh<D> {
         a.out = dev.ptr(&mut ws.t1);
         a.out2 = dev.ptr(&mut ws.t2);
         self.run::<GatherNeighbours<D>>(n_k, a)?;
-        let n_m = distinct(&dev, ws, n_k * nb, 0, high_water, Target::Map)?;
+        // SAFETY: the gathered neighbours are active blocks (invalid links are flagged off
+        // in `t2`), below `high_water`, which `ws.seen` holds.
+        let n_m = unsafe { distinct(&dev, ws, n_k * nb, 0, high_water, Target::Map)? };
         clock.lap(1)?;
 
         // S2 Map Gaps to Marked Blocks: first children from the end of the gap set, then
@@ -276,7 +284,9 @@ impl<D: Dim> Mesh<D> {
         a.out = dev.ptr(&mut ws.t1);
         a.out2 = dev.ptr(&mut ws.t2);
         self.run::<GatherParents<D>>(n_k, a)?;
-        let n_p = distinct(&dev, ws, n_k, 0, high_water, Target::Set)?;
+        // SAFETY: the parents of marked blocks are active, below `high_water` (`ws.seen`
+        // holds that many flags).
+        let n_p = unsafe { distinct(&dev, ws, n_k, 0, high_water, Target::Set)? };
         let mut a = self.args(dev.cptr(&ws.set));
         a.out = dev.ptr(&mut ws.t1);
         self.run::<BranchStatus<D>>(n_p, a)?;
@@ -298,8 +308,12 @@ impl<D: Dim> Mesh<D> {
         // recomputed for all of them from their parents' `nbr_child`, which is current
         // (untouched, or refreshed just above for map blocks): for blocks whose links did
         // not change this rewrites the same values.
-        prim::mark_seen(&dev, &mut ws.seen, &ws.map, None, n_m)?;
-        let n_s = distinct(&dev, ws, n_m * nc, n_m, high_water, Target::Set)?;
+        // SAFETY: map blocks and their children (new ones included) are below the new
+        // `high_water`, which `ws.seen` holds.
+        let n_s = unsafe {
+            prim::mark_seen(&dev, &mut ws.seen, &ws.map, None, n_m)?;
+            distinct(&dev, ws, n_m * nc, n_m, high_water, Target::Set)?
+        };
         let a = self.args(dev.cptr(&ws.set));
         self.run::<ChildLinks<D>>(n_s, a)?;
         let mut a = self.args(dev.cptr(&ws.set));
@@ -402,8 +416,20 @@ enum Target {
 /// Flags the valid entries of `ws.t1[..n]` (flags in `ws.t2`), all below `range`, in
 /// `ws.seen` (which may hold `before` other flags) and writes the distinct flagged IDs,
 /// ascending, to `ws.map` or `ws.set`; returns their count (one read-back).
-fn distinct(dev: &Device, ws: &mut AdaptWorkspace, n: usize, before: usize, range: usize, target: Target) -> Result<usize> {
-    prim::mark_seen(dev, &mut ws.seen, &ws.t1, Some(&ws.t2), n)?;
+///
+/// # Safety
+/// Every valid entry of `ws.t1[..n]` must be below `range`, and `ws.seen` must hold at
+/// least `range` flags (see [`prim::mark_seen`]).
+unsafe fn distinct(
+    dev: &Device,
+    ws: &mut AdaptWorkspace,
+    n: usize,
+    before: usize,
+    range: usize,
+    target: Target,
+) -> Result<usize> {
+    // SAFETY: the caller's contract.
+    unsafe { prim::mark_seen(dev, &mut ws.seen, &ws.t1, Some(&ws.t2), n)? };
     let out = match target {
         Target::Map => &mut ws.map,
         Target::Set => &mut ws.set,

@@ -67,6 +67,8 @@ impl<D: Dim> Mesh<D> {
         if let Some(&b) = ids.iter().find(|&&b| b as usize >= self.capacity) {
             return Err(Error::invalid("block id", b, format!("below the pool capacity {}", self.capacity)));
         }
+        // IDs never handed out are inactive (and may not hold their free state yet).
+        ids.retain(|&b| (b as usize) < self.high_water);
         let buf = self.device.upload(&ids)?;
         let mut a = self.args(self.device.cptr(&buf));
         a.a = mark;

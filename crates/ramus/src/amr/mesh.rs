@@ -1,14 +1,38 @@
 //! The forest's block pool on a device (paper, section "Data Structures").
 
-use ramus_kernels::amr::{status, units, MARK_NONE, NO_CHILD};
-use ramus_kernels::block::{link_index, EDGE};
+use ramus_kernels::amr::{status, units, NO_CHILD};
+use ramus_kernels::block::{link_index, EDGE, N_SKIP};
 use ramus_kernels::Dim;
 
 use super::RootGrid;
-use crate::backend::device::check_host_memory;
-use crate::backend::{Buffer, Device};
+use crate::backend::memory::check_host_memory;
+use crate::backend::{Buffer, Device, Elem};
 use crate::config::Boundary;
 use crate::error::{Error, Result};
+
+// The pool is allocated zeroed: a zero mark must mean "no mark".
+const _: () = assert!(ramus_kernels::amr::MARK_NONE == 0);
+
+/// Largest share of the memory a device can use that a pool may be given
+/// ([`Capacity::FreeMemoryFraction`]): the pool is not all a run needs. The solver's and
+/// the adaptation's work buffers, host read-backs, the CUDA context, the rest of the
+/// process and (on the CPU) the operating system need the remaining tenth; a pool of
+/// all free memory leaves the next allocation to fail, or the kernel's OOM killer to end
+/// the process.
+pub const MAX_MEMORY_FRACTION: f64 = 0.9;
+
+/// Share of the memory a device can use that an automatic pool ([`Capacity::Auto`]) takes
+/// at most: the library never takes most of a machine or a GPU unasked.
+pub const AUTO_MEMORY_FRACTION: f64 = 0.25;
+
+/// Pool memory of [`Capacity::default`] (256 MiB): about 780 000 blocks of a bare 3D
+/// mesh, 1.4 million in 2D — far more than refining a few surfaces needs, and small
+/// enough that a whole-mesh [`Mesh::snapshot`] and [`super::check`] stay fast.
+pub const DEFAULT_POOL_BYTES: usize = 256 << 20;
+
+/// Largest root-grid extent, in cells per axis: block origins are `i32` in units of
+/// `1/2048` root cell ([`units::ROOT_CELL`]), and the far corner of the domain must fit.
+pub const MAX_CELLS: usize = (i32::MAX as usize / units::ROOT_CELL as usize) & !(EDGE - 1);
 
 /// How many blocks the pool preallocates.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -16,24 +40,101 @@ use crate::error::{Error, Result};
 pub enum Capacity {
     /// Exactly this many blocks (root blocks included).
     Blocks { blocks: usize },
-    /// As many blocks as fit in this fraction (0, 1] of the device's free memory, given
-    /// the bytes each block needs (metadata plus any per-block solver data).
+    /// As many blocks as fit in this fraction `(0, 0.9]` of the memory the device can use
+    /// ([`Device::free_memory`]), given the bytes each block needs (metadata plus any
+    /// per-block solver data). At most [`MAX_MEMORY_FRACTION`]: see there why not all.
     FreeMemoryFraction { fraction: f64 },
+    /// Room for every block the mesh can reach — the root grid refined everywhere to the
+    /// last level, `n_root · Σ_{l<L} 2^{D·l}` blocks — but no more than `max_bytes` of
+    /// pool (`None`: no byte limit) and no more than [`AUTO_MEMORY_FRACTION`] of the
+    /// memory the device can use. Where the cap is below the full hierarchy, refinement
+    /// past it ends with [`Error::OutOfMemory`] for "the block pool" (the forest stays
+    /// valid). On the CPU the pool's memory is only touched as blocks are handed out.
+    Auto {
+        #[serde(default)]
+        max_bytes: Option<usize>,
+    },
 }
 
 impl Default for Capacity {
-    /// A quarter of the free memory: the library never takes most of a GPU unasked.
+    /// [`Capacity::Auto`] limited to [`DEFAULT_POOL_BYTES`] (256 MiB): the whole hierarchy
+    /// where it fits in that, otherwise as many blocks as do (e.g. the README's 64³ mesh
+    /// of 5 levels gets about 780 000 blocks, not the 19 million of its full hierarchy).
+    /// A [`crate::Forest`] without a capacity uses [`Capacity::automatic`] instead.
     fn default() -> Self {
-        Capacity::FreeMemoryFraction { fraction: 0.25 }
+        Capacity::Auto { max_bytes: Some(DEFAULT_POOL_BYTES) }
     }
 }
 
-/// Geometry and limits of a forest, validated.
+impl Capacity {
+    /// The pool of a [`crate::Forest`] whose configuration names none: [`Capacity::Auto`]
+    /// without a byte limit, i.e. the full hierarchy the levels can reach, capped at
+    /// [`AUTO_MEMORY_FRACTION`] of the memory the device can use.
+    pub const fn automatic() -> Self {
+        Capacity::Auto { max_bytes: None }
+    }
+
+    /// Blocks of `n_root` root blocks refined everywhere to `levels` levels in `dim`
+    /// dimensions: `n_root · Σ_{l<levels} 2^{dim·l}` (None if that overflows).
+    pub fn full_hierarchy(dim: usize, n_root: usize, levels: usize) -> Option<usize> {
+        (0..levels).try_fold(0usize, |sum, l| {
+            let per_root = 1usize.checked_shl(u32::try_from(dim * l).ok()?)?;
+            sum.checked_add(n_root.checked_mul(per_root)?)
+        })
+    }
+
+    /// Checks the values (a named [`Error::InvalidParameter`] otherwise).
+    pub fn validate(&self) -> Result<()> {
+        match *self {
+            Capacity::Blocks { blocks: 0 } => {
+                Err(Error::invalid("capacity.blocks", 0, "at least the number of root blocks"))
+            }
+            Capacity::FreeMemoryFraction { fraction } if !(fraction > 0.0 && fraction <= MAX_MEMORY_FRACTION) => {
+                Err(Error::invalid(
+                    "capacity.fraction",
+                    fraction,
+                    format!(
+                        "a fraction in (0, {MAX_MEMORY_FRACTION}] of the free memory (the rest is for work \
+                         buffers, the process and the system)"
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The pool size in blocks for a mesh of `n_root` root blocks and `levels` levels in
+    /// `dim` dimensions, with `bytes_per_block` bytes per block (metadata and solver data)
+    /// on a device where `available` bytes can be used ([`Device::free_memory`]). The
+    /// automatic sizes are at least `n_root` (whether that fits is checked when the pool
+    /// is allocated) and below 2³¹ − 1 (32-bit IDs).
+    pub fn resolve(&self, dim: usize, n_root: usize, levels: usize, bytes_per_block: usize, available: usize) -> Result<usize> {
+        self.validate()?;
+        let per = bytes_per_block.max(1);
+        let limit = i32::MAX as usize - 1;
+        Ok(match *self {
+            Capacity::Blocks { blocks } => blocks,
+            Capacity::FreeMemoryFraction { fraction } => ((available as f64 * fraction) as usize / per).min(limit),
+            Capacity::Auto { max_bytes } => {
+                let full = Self::full_hierarchy(dim, n_root, levels).unwrap_or(usize::MAX);
+                let mut cap = (available as f64 * AUTO_MEMORY_FRACTION) as usize / per;
+                if let Some(b) = max_bytes {
+                    cap = cap.min(b / per);
+                }
+                full.min(cap).min(limit).max(n_root)
+            }
+        })
+    }
+}
+
+/// Geometry and limits of a forest, validated by [`Mesh::new`] ([`MeshSpec::validate`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MeshSpec {
-    /// Root-level cells per axis (multiples of 4; 1 on unused axes).
+    /// Root-level cells per axis: multiples of 4 from 4 to [`MAX_CELLS`] on the axes of
+    /// the dimension (the others are ignored).
     pub cells: [usize; 3],
-    /// Boundary of each face ([`crate::Face::index`] order); periodic faces wrap links.
+    /// Boundary of each face ([`crate::Face::index`] order); periodic faces wrap links and
+    /// come in opposite pairs.
     pub boundaries: [Boundary; 6],
     /// Grid levels allowed, `1 ..= MAX_LEVELS` (1: the root grid only).
     pub max_levels: usize,
@@ -41,10 +142,51 @@ pub struct MeshSpec {
     pub capacity: Capacity,
 }
 
+impl MeshSpec {
+    /// Checks every field for a mesh of dimension `dim` (2 or 3); a named
+    /// [`Error::InvalidParameter`] giving the value and the allowed range otherwise.
+    pub fn validate(&self, dim: usize) -> Result<()> {
+        if dim != 2 && dim != 3 {
+            return Err(Error::invalid("dim", dim, "2 or 3"));
+        }
+        for a in 0..dim {
+            let n = self.cells[a];
+            if n < EDGE || n % EDGE != 0 {
+                return Err(Error::invalid(
+                    "cells",
+                    format!("{n} (axis {a})"),
+                    format!("a multiple of {EDGE} (the block edge), at least {EDGE}"),
+                ));
+            }
+        }
+        for a in 0..dim {
+            let (lo, hi) = (self.boundaries[2 * a], self.boundaries[2 * a + 1]);
+            if (lo == Boundary::Periodic) != (hi == Boundary::Periodic) {
+                let face = if lo == Boundary::Periodic { 2 * a } else { 2 * a + 1 };
+                return Err(Error::invalid(
+                    "boundaries",
+                    format!("{} periodic, opposite face not", crate::config::Face::ALL[face].name()),
+                    "periodic faces come in opposite pairs",
+                ));
+            }
+        }
+        let max = ramus_kernels::amr::MAX_LEVELS;
+        if self.max_levels < 1 || self.max_levels > max {
+            return Err(Error::invalid("max_levels", self.max_levels, format!("1 to {max} grid levels")));
+        }
+        self.capacity.validate()
+    }
+}
+
 /// The block pool and its ID sets, on a [`Device`].
 ///
 /// All arrays are documented in [`ramus_kernels::amr`]. The host keeps only scalar counts
 /// (`id_counts`, `gap_count`); block data never leaves the device during `adapt`.
+///
+/// The pool arrays are allocated zeroed and the free state of an ID (level −1,
+/// `INACTIVE`, links `N_SKIP`, ...) is written only when the IDs around it are about to
+/// be handed out ([`Mesh::prepare_ids`]): on the CPU a large pool costs memory only for
+/// the part in use.
 pub struct Mesh<D: Dim> {
     pub(crate) device: Device,
     pub(crate) spec: MeshSpec,
@@ -75,6 +217,10 @@ pub struct Mesh<D: Dim> {
     /// of the gap set (in descending order): new IDs come from its end, freed ones are
     /// appended there, so the never used stay a prefix and every active ID is below.
     pub(crate) high_water: usize,
+    /// Never used IDs `high_water … fresh − 1` hold the free state on the device, and so
+    /// do their gap-set entries; those from `max(fresh, high_water)` on still hold the
+    /// zeros of the allocation (see [`Mesh::prepare_ids`]).
+    pub(crate) fresh: usize,
     _dim: std::marker::PhantomData<D>,
 }
 
@@ -83,117 +229,161 @@ pub fn metadata_bytes_per_block<D: Dim>(max_levels: usize) -> usize {
     4 * (7 + 3 + 2 * D::NEIGHBORS + max_levels + 1) + D::BLOCK_CELLS
 }
 
+/// A zeroed device buffer of `blocks · per` elements (an error if the count overflows).
+fn pool_array<T: Elem>(device: &Device, blocks: usize, per: usize) -> Result<Buffer<T>> {
+    let n = blocks.checked_mul(per).ok_or_else(|| Error::OutOfMemory {
+        what: format!("a pool array of {blocks} blocks"),
+        needed: u64::MAX,
+        available: 0,
+    })?;
+    device.zeros(n)
+}
+
 impl<D: Dim> Mesh<D> {
     /// Builds the root grid on `device`; `extra_bytes_per_block` is what the caller will
-    /// store per block besides the metadata (e.g. distributions), for
-    /// [`Capacity::FreeMemoryFraction`].
+    /// store per block besides the metadata (e.g. distributions), for sizing the pool
+    /// ([`Capacity::resolve`]). The spec is validated first ([`MeshSpec::validate`]); a
+    /// root grid or pool that does not fit in the memory the device can use is an
+    /// [`Error::OutOfMemory`].
     pub fn new(device: Device, spec: MeshSpec, extra_bytes_per_block: usize) -> Result<Self> {
-        if spec.max_levels < 1 || spec.max_levels > ramus_kernels::amr::MAX_LEVELS {
+        spec.validate(D::D)?;
+        let per_block = metadata_bytes_per_block::<D>(spec.max_levels).saturating_add(extra_bytes_per_block);
+        let root_grid = "the root grid (built in host memory first)";
+        let n_root = (0..D::D).try_fold(1usize, |n, a| n.checked_mul(spec.cells[a] / EDGE)).ok_or_else(|| {
+            Error::OutOfMemory { what: format!("{root_grid}: more than 2^64 root blocks"), needed: u64::MAX, available: 0 }
+        })?;
+        check_host_memory(root_grid, n_root.checked_mul(8 * D::NEIGHBORS))?;
+        if let Some(a) = (0..D::D).find(|&a| spec.cells[a] > MAX_CELLS) {
             return Err(Error::invalid(
-                "max_levels",
-                spec.max_levels,
-                format!("1 to {} grid levels", ramus_kernels::amr::MAX_LEVELS),
+                "cells",
+                format!("{} (axis {a})", spec.cells[a]),
+                format!("at most {MAX_CELLS} per axis (block origins are 32-bit, 1/2048 root cell units)"),
             ));
         }
-        let per_block = metadata_bytes_per_block::<D>(spec.max_levels) + extra_bytes_per_block;
-        let root_blocks = (0..D::D).try_fold(1usize, |n, a| n.checked_mul(spec.cells[a] / EDGE));
-        check_host_memory("the root grid", root_blocks.and_then(|n| n.checked_mul(8 * D::NEIGHBORS)))?;
-        let root = RootGrid::<D>::new(spec.cells, &spec.boundaries);
-        let n_root = root.len();
-        let capacity = match spec.capacity {
-            Capacity::Blocks { blocks } => blocks,
-            Capacity::FreeMemoryFraction { fraction } => {
-                if !(fraction > 0.0 && fraction <= 1.0) {
-                    return Err(Error::invalid("capacity.fraction", fraction, "a fraction in (0, 1]"));
-                }
-                (device.free_memory()? as f64 * fraction) as usize / per_block
-            }
-        };
-        // The pool arrays are initialised on the host, then uploaded.
-        check_host_memory("the block pool", capacity.checked_mul(per_block))?;
-        if let Device::Cuda(_) = device {
-            let free = device.free_memory()?;
-            if capacity.checked_mul(per_block).is_none_or(|b| b > free) {
-                return Err(Error::OutOfMemory {
-                    what: format!("a pool of {capacity} blocks"),
-                    needed: capacity.saturating_mul(per_block) as u64,
-                    available: free as u64,
-                });
-            }
-        }
+        let root = RootGrid::<D>::new(spec.cells, &spec.boundaries)?;
+        let available = device.free_memory()?;
+        let capacity = spec.capacity.resolve(D::D, n_root, spec.max_levels, per_block, available)?;
         if capacity < n_root {
             return Err(Error::OutOfMemory {
                 what: format!("a pool for the {n_root} root blocks (capacity {capacity} blocks)"),
-                needed: (n_root * per_block) as u64,
-                available: (capacity * per_block) as u64,
+                needed: n_root.saturating_mul(per_block) as u64,
+                available: capacity.saturating_mul(per_block) as u64,
             });
         }
-        let u32_ids = u32::try_from(capacity).is_ok() && capacity < i32::MAX as usize;
-        if !u32_ids {
-            return Err(Error::invalid("capacity", capacity, "fewer than 2^31 blocks"));
+        if capacity.checked_mul(per_block).is_none_or(|b| b > available) {
+            return Err(Error::OutOfMemory {
+                what: format!("a pool of {capacity} blocks"),
+                needed: capacity.saturating_mul(per_block) as u64,
+                available: available as u64,
+            });
+        }
+        if capacity >= i32::MAX as usize {
+            return Err(Error::invalid("capacity", capacity, "fewer than 2^31 - 1 blocks (32-bit IDs)"));
         }
 
-        let nb = D::NEIGHBORS;
-        let mut level = vec![-1i32; capacity];
-        let mut origin = vec![0i32; 3 * capacity];
-        let mut stat = vec![status::INACTIVE; capacity];
-        let mut nbr = vec![ramus_kernels::block::N_SKIP; capacity * nb];
-        let mut nbr_child = vec![ramus_kernels::block::N_SKIP; capacity * nb];
-        let mut onb = vec![0u32; capacity];
-        for b in 0..n_root {
-            level[b] = 0;
-            stat[b] = status::UNREFINED;
-            let p = root.position(b);
-            for a in 0..3 {
-                origin[3 * b + a] = p[a] as i32 * units::block(0);
-            }
-            for k in 0..nb {
-                let l = root.links()[b * nb + k];
-                nbr[b * nb + k] = l;
-                nbr_child[b * nb + k] = if l >= 0 { NO_CHILD } else { l };
-            }
-            onb[b] = root.on_boundary()[b];
-            debug_assert_eq!(nbr[b * nb + link_index([0; 3], D::D)], b as i32);
-        }
-        let gaps: Vec<u32> = (n_root as u32..capacity as u32).rev().collect();
-        let mut id_sets = Vec::with_capacity(spec.max_levels);
-        for l in 0..spec.max_levels {
-            let mut ids = device.zeros::<u32>(capacity)?;
-            if l == 0 {
-                let root_ids: Vec<u32> = (0..n_root as u32).collect();
-                device.write(&mut ids, 0, &root_ids)?;
-            }
-            id_sets.push(ids);
-        }
-        let mut id_counts = vec![0; spec.max_levels];
-        id_counts[0] = n_root;
-        let mut root_blocks = [1; 3];
-        for a in 0..D::D {
-            root_blocks[a] = spec.cells[a] / EDGE;
-        }
-        Ok(Mesh {
-            level: device.upload(&level)?,
-            origin: device.upload(&origin)?,
-            status: device.upload(&stat)?,
-            mark: device.upload(&vec![MARK_NONE; capacity])?,
-            parent: device.upload(&vec![-1i32; capacity])?,
-            child: device.upload(&vec![-1i32; capacity])?,
-            nbr: device.upload(&nbr)?,
-            nbr_child: device.upload(&nbr_child)?,
-            onb: device.upload(&onb)?,
-            block_mask: device.zeros(capacity)?,
-            cell_mask: device.zeros(capacity * D::BLOCK_CELLS)?,
-            gap_count: gaps.len(),
+        let (nb, m) = (D::NEIGHBORS, D::BLOCK_CELLS);
+        let mut mesh = Mesh {
+            level: pool_array(&device, capacity, 1)?,
+            origin: pool_array(&device, capacity, 3)?,
+            status: pool_array(&device, capacity, 1)?,
+            mark: pool_array(&device, capacity, 1)?,
+            parent: pool_array(&device, capacity, 1)?,
+            child: pool_array(&device, capacity, 1)?,
+            nbr: pool_array(&device, capacity, nb)?,
+            nbr_child: pool_array(&device, capacity, nb)?,
+            onb: pool_array(&device, capacity, 1)?,
+            block_mask: pool_array(&device, capacity, 1)?,
+            cell_mask: pool_array(&device, capacity, m)?,
+            gaps: pool_array(&device, capacity, 1)?,
+            id_sets: (0..spec.max_levels).map(|_| pool_array(&device, capacity, 1)).collect::<Result<_>>()?,
+            id_counts: vec![0; spec.max_levels],
+            gap_count: capacity - n_root,
             high_water: n_root,
-            gaps: device.upload(&gaps)?,
-            id_sets,
-            id_counts,
-            root_blocks,
+            fresh: n_root,
+            root_blocks: [1; 3],
             capacity,
             spec,
             device,
             _dim: std::marker::PhantomData,
-        })
+        };
+        for a in 0..D::D {
+            mesh.root_blocks[a] = mesh.spec.cells[a] / EDGE;
+        }
+        mesh.write_root(&root)?;
+        Ok(mesh)
+    }
+
+    /// Writes the root blocks `0 … n_root − 1` (level 0, unrefined, links of the root
+    /// grid) and the level-0 ID set.
+    fn write_root(&mut self, root: &RootGrid<D>) -> Result<()> {
+        use crate::backend::memory::try_vec;
+        let n = root.len();
+        let nb = D::NEIGHBORS;
+        let what = "the root blocks (host copy)";
+        let mut origin = try_vec(what, 0i32, 3 * n)?;
+        for b in 0..n {
+            let p = root.position(b);
+            for a in 0..3 {
+                origin[3 * b + a] = p[a] as i32 * units::block(0);
+            }
+        }
+        let links = root.links();
+        let nbr_child = crate::backend::memory::try_collect(
+            what,
+            links.len(),
+            links.iter().map(|&l| if l >= 0 { NO_CHILD } else { l }),
+        )?;
+        debug_assert!((0..n).all(|b| links[b * nb + link_index([0; 3], D::D)] == b as i32));
+        let dev = self.device.clone();
+        dev.write(&mut self.level, 0, &try_vec(what, 0i32, n)?)?;
+        dev.write(&mut self.origin, 0, &origin)?;
+        dev.write(&mut self.status, 0, &try_vec(what, status::UNREFINED, n)?)?;
+        dev.write(&mut self.parent, 0, &try_vec(what, -1i32, n)?)?;
+        dev.write(&mut self.child, 0, &try_vec(what, -1i32, n)?)?;
+        dev.write(&mut self.nbr, 0, links)?;
+        dev.write(&mut self.nbr_child, 0, &nbr_child)?;
+        dev.write(&mut self.onb, 0, root.on_boundary())?;
+        let ids = crate::backend::memory::try_collect(what, n, 0..n as u32)?;
+        dev.write(&mut self.id_sets[0], 0, &ids)?;
+        self.id_counts[0] = n;
+        Ok(())
+    }
+
+    /// Makes the never used IDs below `upto` ready to be handed out: writes the free state
+    /// (level −1, `INACTIVE`, parent and child −1, links `N_SKIP`; origin, mark and masks
+    /// are already the zeros of the allocation) and their gap-set entries (ID
+    /// `capacity − 1 − i` at `i`), for IDs from `max(fresh, high_water)` up to `upto`
+    /// rounded up by half the range prepared so far (so that a growing forest prepares
+    /// O(log) times), at most `capacity`. IDs at or above `high_water` have never been
+    /// used, so this never overwrites a block.
+    pub(crate) fn prepare_ids(&mut self, upto: usize) -> Result<()> {
+        use crate::backend::memory::{try_collect, try_vec};
+        let start = self.fresh.max(self.high_water);
+        if upto <= start {
+            return Ok(());
+        }
+        let end = upto.max(start + start / 2).min(self.capacity);
+        let n = end - start;
+        let nb = D::NEIGHBORS;
+        let what = "the free state of new block IDs (host copy)";
+        let dev = self.device.clone();
+        let minus_one = try_vec(what, -1i32, n)?;
+        dev.write(&mut self.level, start, &minus_one)?;
+        dev.write(&mut self.status, start, &try_vec(what, status::INACTIVE, n)?)?;
+        dev.write(&mut self.parent, start, &minus_one)?;
+        dev.write(&mut self.child, start, &minus_one)?;
+        let links = try_vec(what, N_SKIP, n.saturating_mul(nb))?;
+        dev.write(&mut self.nbr, start * nb, &links)?;
+        dev.write(&mut self.nbr_child, start * nb, &links)?;
+        let gaps = try_collect(what, n, (start as u32..end as u32).rev())?;
+        dev.write(&mut self.gaps, self.capacity - end, &gaps)?;
+        self.fresh = end;
+        Ok(())
+    }
+
+    /// First ID whose free state is still the allocation's zeros (see [`Self::prepare_ids`]).
+    pub(crate) fn untouched_from(&self) -> usize {
+        self.fresh.max(self.high_water)
     }
 
     /// Pool size in blocks.

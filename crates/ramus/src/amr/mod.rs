@@ -43,6 +43,9 @@ pub use adapt::{AdaptReport, ADAPT_STEPS};
 pub use check::{check, Violation};
 pub use mark::{BlockGeometry, Region};
 pub use workspace::AdaptWorkspace;
-pub use mesh::{metadata_bytes_per_block, Capacity, Mesh, MeshSpec};
+pub use mesh::{
+    metadata_bytes_per_block, Capacity, Mesh, MeshSpec, AUTO_MEMORY_FRACTION, DEFAULT_POOL_BYTES, MAX_CELLS,
+    MAX_MEMORY_FRACTION,
+};
 pub use root::RootGrid;
 pub use snapshot::MeshSnapshot;

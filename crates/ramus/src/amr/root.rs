@@ -3,7 +3,9 @@
 use ramus_kernels::block::{boundary_link, face, link_index, link_offset, EDGE};
 use ramus_kernels::Dim;
 
+use crate::backend::memory::{try_collect, try_vec};
 use crate::config::Boundary;
+use crate::error::{Error, Result};
 
 /// A structured grid of root blocks with their `3^D` neighbour links.
 ///
@@ -19,14 +21,26 @@ pub struct RootGrid<D: Dim> {
 }
 
 impl<D: Dim> RootGrid<D> {
-    /// Builds the root grid for `cells` per axis (multiples of [`EDGE`]).
-    pub fn new(cells: [usize; 3], boundaries: &[Boundary; 6]) -> Self {
+    /// Builds the root grid for `cells` per axis (multiples of [`EDGE`]; see
+    /// [`crate::amr::MeshSpec::validate`]). A grid whose links do not fit in the memory
+    /// this process may use is an [`Error::OutOfMemory`], not an abort; more than 2^31
+    /// root blocks (32-bit links) or cells that are no multiple of [`EDGE`] are an
+    /// [`Error::InvalidParameter`].
+    pub fn new(cells: [usize; 3], boundaries: &[Boundary; 6]) -> Result<Self> {
         let mut blocks = [1; 3];
         for a in 0..D::D {
+            if cells[a] < EDGE || cells[a] % EDGE != 0 {
+                return Err(Error::invalid("cells", format!("{} (axis {a})", cells[a]), "a multiple of 4, at least 4"));
+            }
             blocks[a] = cells[a] / EDGE;
         }
-        let n = blocks[0] * blocks[1] * blocks[2];
-        let mut links = vec![0i32; n * D::NEIGHBORS];
+        let n = blocks[0]
+            .checked_mul(blocks[1])
+            .and_then(|n| n.checked_mul(blocks[2]))
+            .filter(|&n| n <= i32::MAX as usize)
+            .ok_or_else(|| Error::invalid("cells", format!("{cells:?}"), "fewer than 2^31 root blocks"))?;
+        let what = "the root grid's links";
+        let mut links = try_vec(what, 0i32, n.checked_mul(D::NEIGHBORS).unwrap_or(usize::MAX))?;
         for b in 0..n {
             let p = Self::position_of(blocks, b);
             for k in 0..D::NEIGHBORS {
@@ -53,8 +67,9 @@ impl<D: Dim> RootGrid<D> {
             }
             debug_assert_eq!(links[b * D::NEIGHBORS + link_index([0; 3], D::D)], b as i32);
         }
-        let on_boundary = links.chunks(D::NEIGHBORS).map(|l| l.iter().any(|&v| v < 0) as u32).collect();
-        RootGrid { blocks, links, on_boundary, _dim: std::marker::PhantomData }
+        let on_boundary =
+            try_collect("the root grid's boundary flags", n, links.chunks(D::NEIGHBORS).map(|l| l.iter().any(|&v| v < 0) as u32))?;
+        Ok(RootGrid { blocks, links, on_boundary, _dim: std::marker::PhantomData })
     }
 
     fn position_of(blocks: [usize; 3], b: usize) -> [usize; 3] {
@@ -110,7 +125,7 @@ mod tests {
 
     #[test]
     fn links_match_geometry_2d_walls() {
-        let g = RootGrid::<D2>::new([16, 8, 0], &[Boundary::NO_SLIP; 6]);
+        let g = RootGrid::<D2>::new([16, 8, 0], &[Boundary::NO_SLIP; 6]).unwrap();
         assert_eq!(g.blocks_per_axis(), [4, 2, 1]);
         // Corner block 0: x- and y- walls.
         let l = &g.links()[0..9];
@@ -128,7 +143,7 @@ mod tests {
         let mut bc = [Boundary::NO_SLIP; 6];
         bc[0] = Boundary::Periodic;
         bc[1] = Boundary::Periodic;
-        let g = RootGrid::<D3>::new([8, 8, 12], &bc);
+        let g = RootGrid::<D3>::new([8, 8, 12], &bc).unwrap();
         assert_eq!(g.blocks_per_axis(), [2, 2, 3]);
         let b = g.block_at([0, 1, 2]);
         let l = &g.links()[b * 27..(b + 1) * 27];

@@ -46,23 +46,27 @@ impl MeshSnapshot {
         if self.dim == 3 { 64 } else { 16 }
     }
 
-    /// IDs of the leaves (active blocks without children), ascending.
+    /// IDs of the leaves (active blocks without children), ascending (IDs past the arrays
+    /// of a hand-made snapshot are left out).
     pub fn leaves(&self) -> Vec<u32> {
-        let mut v: Vec<u32> = self.id_sets.iter().flatten().copied().filter(|&b| self.child[b as usize] < 0).collect();
+        let leaf = |b: u32| self.child.get(b as usize).is_some_and(|&c| c < 0);
+        let mut v: Vec<u32> = self.id_sets.iter().flatten().copied().filter(|&b| leaf(b)).collect();
         v.sort_unstable();
         v
     }
 }
 
 impl<D: Dim> Mesh<D> {
-    /// Copies the whole mesh to the host.
+    /// Copies the whole mesh to the host (every array of the pool's capacity: meant for
+    /// checks, output and tests). IDs never handed out show their free state, also where
+    /// the device still holds the allocation's zeros (see [`Mesh::prepare_ids`]).
     pub fn snapshot(&self) -> Result<MeshSnapshot> {
         let dev = &self.device;
         let mut id_sets = Vec::with_capacity(self.id_sets.len());
         for (ids, &n) in self.id_sets.iter().zip(&self.id_counts) {
             id_sets.push(dev.read(ids, 0..n)?);
         }
-        Ok(MeshSnapshot {
+        let mut s = MeshSnapshot {
             dim: D::D,
             capacity: self.capacity,
             max_levels: self.spec.max_levels,
@@ -80,7 +84,20 @@ impl<D: Dim> Mesh<D> {
             cell_mask: dev.download(&self.cell_mask)?,
             id_sets,
             gaps: dev.read(&self.gaps, 0..self.gap_count)?,
-        })
+        };
+        // Never used and not yet prepared: the free state, and their gap entries.
+        let from = self.untouched_from();
+        let nb = D::NEIGHBORS;
+        s.level[from..].fill(-1);
+        s.status[from..].fill(ramus_kernels::amr::status::INACTIVE);
+        s.parent[from..].fill(-1);
+        s.child[from..].fill(-1);
+        s.nbr[from * nb..].fill(ramus_kernels::block::N_SKIP);
+        s.nbr_child[from * nb..].fill(ramus_kernels::block::N_SKIP);
+        for (i, g) in s.gaps.iter_mut().enumerate().take(self.capacity - from) {
+            *g = (self.capacity - 1 - i) as u32;
+        }
+        Ok(s)
     }
 
     /// The block arrays of IDs `0 … max active ID` only (IDs are handed out lowest first,

@@ -3,9 +3,12 @@
 //! freed IDs. Restoring it into a pool of any capacity ≥ the high-water mark gives a mesh
 //! that hands out the same IDs in the same order, so a restarted run is bitwise the same.
 
+use ramus_kernels::amr::status;
+use ramus_kernels::block::N_SKIP;
 use ramus_kernels::Dim;
 
 use super::Mesh;
+use crate::backend::memory::try_vec;
 use crate::error::{Error, Result};
 
 /// Host copy of a [`Mesh`]'s state (see the module documentation).
@@ -96,6 +99,27 @@ impl<D: Dim> Mesh<D> {
             ));
         }
         let dev = self.device.clone();
+        // IDs this pool handed out or prepared past the restored ones go back to the free
+        // state (a fresh forest has none: restarts restore into one).
+        let touched = self.untouched_from();
+        if touched > n {
+            let k = touched - n;
+            let what = "the free state of unused block IDs (host copy)";
+            let minus_one = try_vec(what, -1i32, k)?;
+            dev.write(&mut self.level, n, &minus_one)?;
+            dev.write(&mut self.status, n, &try_vec(what, status::INACTIVE, k)?)?;
+            dev.write(&mut self.mark, n, &try_vec(what, 0i32, k)?)?;
+            dev.write(&mut self.parent, n, &minus_one)?;
+            dev.write(&mut self.child, n, &minus_one)?;
+            dev.write(&mut self.onb, n, &try_vec(what, 0u32, k)?)?;
+            dev.write(&mut self.block_mask, n, &try_vec(what, 0u32, k)?)?;
+            dev.write(&mut self.origin, 3 * n, &try_vec(what, 0i32, 3 * k)?)?;
+            let links = try_vec(what, N_SKIP, nb * k)?;
+            dev.write(&mut self.nbr, nb * n, &links)?;
+            dev.write(&mut self.nbr_child, nb * n, &links)?;
+            dev.write(&mut self.cell_mask, m * n, &try_vec(what, 0u8, m * k)?)?;
+        }
+        self.fresh = touched.max(n);
         dev.write(&mut self.level, 0, &s.level)?;
         dev.write(&mut self.status, 0, &s.status)?;
         dev.write(&mut self.mark, 0, &s.mark)?;

@@ -7,7 +7,7 @@ use ramus_kernels::Dim;
 
 use super::Mesh;
 use crate::backend::primitives::Scratch;
-use crate::backend::{Buffer, Device};
+use crate::backend::{Backend, Buffer, Device};
 use crate::error::Result;
 
 /// Reusable device temporaries of [`Mesh::adapt_with`]: keep one alive across adapts to
@@ -59,6 +59,8 @@ pub struct AdaptWorkspace {
     /// Time every step separately ([`super::AdaptReport::per_step`]): synchronises the
     /// device after each step, which adds to small adapts. Off by default.
     pub profile: bool,
+    /// The backend the buffers live on (see [`AdaptWorkspace::adopt`]).
+    backend: Backend,
 }
 
 impl AdaptWorkspace {
@@ -70,6 +72,7 @@ impl AdaptWorkspace {
         Ok(AdaptWorkspace {
             scratch: Scratch::new(dev),
             profile: false,
+            backend: dev.backend(),
             counts: Buffer::Host(Vec::new()),
             relinked: 0,
             n_refined: 0,
@@ -97,6 +100,18 @@ impl AdaptWorkspace {
 }
 
 impl AdaptWorkspace {
+    /// Makes the workspace usable on `dev`: one made for another backend (a CUDA
+    /// workspace passed to a CPU mesh, or the reverse) is replaced by a fresh one, so that
+    /// no kernel receives the address of a buffer of the other side.
+    pub(crate) fn adopt(&mut self, dev: &Device) -> Result<()> {
+        if self.backend != dev.backend() {
+            let profile = self.profile;
+            *self = AdaptWorkspace::new(dev)?;
+            self.profile = profile;
+        }
+        Ok(())
+    }
+
     /// The blocks the last adapt refined, grouped by the level of their children, and the
     /// offset of each level in that list: level `l`'s new children have the parents
     /// `list[offsets[l] .. offsets[l + 1]]` (`offsets` is empty if nothing was refined).
@@ -107,7 +122,7 @@ impl AdaptWorkspace {
 
 /// Makes `buf` hold at least `n` elements (contents are not kept when it grows).
 pub(crate) fn ensure(dev: &Device, buf: &mut Buffer<u32>, n: usize) -> Result<()> {
-    let foreign = matches!((dev, &*buf), (Device::Cuda(_), Buffer::Host(_)));
+    let foreign = !matches!((dev, &*buf), (Device::Cpu, Buffer::Host(_)) | (Device::Cuda(_), Buffer::Cuda { .. }));
     if foreign || buf.len() < n {
         *buf = dev.zeros(n.next_power_of_two().max(256))?;
     }

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use ramus_kernels::launch::Kernel;
 
 use super::cuda::{driver_error, kernels_ptx, open_context};
+use super::memory::{bytes_of, try_to_vec, try_zeroed};
 use super::Backend;
 use crate::error::{Error, Result};
 
@@ -65,16 +66,19 @@ pub enum Device {
 pub enum Buffer<T> {
     Host(Vec<T>),
     /// Device memory; `len` may be 0 while the allocation holds one element (the driver
-    /// does not allocate zero bytes).
+    /// does not allocate zero bytes). A `len` above the allocation's counts as the
+    /// allocation's length (see [`Buffer::len`]).
     Cuda { slice: CudaSlice<T>, len: usize },
 }
 
 impl<T> Buffer<T> {
-    /// Number of elements.
+    /// Number of elements. For device memory never more than the allocation holds, even
+    /// where `len` was set larger: every range check of [`Device`] and of the primitives
+    /// goes through this, so a wrong `len` cannot make them touch memory past the end.
     pub fn len(&self) -> usize {
         match self {
             Buffer::Host(v) => v.len(),
-            Buffer::Cuda { len, .. } => *len,
+            Buffer::Cuda { slice, len } => (*len).min(slice.len()),
         }
     }
 
@@ -117,21 +121,16 @@ impl Device {
         }
     }
 
-    /// A buffer of `n` zeros.
+    /// A buffer of `n` zeros; [`Error::OutOfMemory`] if it does not fit (on the CPU: in
+    /// the memory this process may still use, see [`super::memory::host_available_memory`]).
+    /// On the CPU the zeros come untouched from the allocator: pages are only mapped when
+    /// first written, so a pool of which only a part is ever used costs only that part.
     pub fn zeros<T: Elem>(&self, n: usize) -> Result<Buffer<T>> {
         match self {
-            Device::Cpu => {
-                let mut v = Vec::new();
-                v.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
-                    what: "a host buffer".into(),
-                    needed: (n * std::mem::size_of::<T>()) as u64,
-                    available: 0,
-                })?;
-                v.resize(n, T::default());
-                Ok(Buffer::Host(v))
-            }
+            Device::Cpu => Ok(Buffer::Host(try_zeroed("a host buffer", n)?)),
             Device::Cuda(c) => {
-                c.check_free(n * std::mem::size_of::<T>(), "a device buffer")?;
+                let bytes = bytes_of::<T>(n).ok_or_else(|| overflow("a device buffer", n))?;
+                c.check_free(bytes, "a device buffer")?;
                 // A zero-length allocation is not allowed by the driver; keep one element.
                 let slice = c.stream.alloc_zeros::<T>(n.max(1)).map_err(|e| driver_error("allocating", e))?;
                 Ok(Buffer::Cuda { slice, len: n })
@@ -142,7 +141,7 @@ impl Device {
     /// A buffer holding `data`.
     pub fn upload<T: Elem>(&self, data: &[T]) -> Result<Buffer<T>> {
         match self {
-            Device::Cpu => Ok(Buffer::Host(data.to_vec())),
+            Device::Cpu => Ok(Buffer::Host(try_to_vec("a host buffer", data)?)),
             Device::Cuda(c) => {
                 if data.is_empty() {
                     return self.zeros(0);
@@ -154,31 +153,42 @@ impl Device {
         }
     }
 
-    /// Overwrites `buf[offset..offset + data.len()]`.
+    /// Overwrites `buf[offset..offset + data.len()]`; an [`Error::InvalidParameter`] naming
+    /// the range and the buffer's length if it does not lie inside the buffer.
     pub fn write<T: Elem>(&self, buf: &mut Buffer<T>, offset: usize, data: &[T]) -> Result<()> {
+        let range = checked_range("write range", offset, data.len(), buf.len())?;
         if data.is_empty() {
             return Ok(());
         }
         match (self, buf) {
             (Device::Cpu, Buffer::Host(v)) => {
-                v[offset..offset + data.len()].copy_from_slice(data);
+                v[range].copy_from_slice(data);
                 Ok(())
             }
             (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
-                let mut view = slice.slice_mut(offset..offset + data.len());
+                let mut view = slice.slice_mut(range);
                 c.stream.memcpy_htod(data, &mut view).map_err(|e| driver_error("uploading", e))
             }
             _ => Err(mismatch()),
         }
     }
 
-    /// Copies `buf[range]` to the host.
+    /// Copies `buf[range]` to the host; an [`Error::InvalidParameter`] naming the range and
+    /// the buffer's length if it does not lie inside the buffer (or ends before it starts).
     pub fn read<T: Elem>(&self, buf: &Buffer<T>, range: std::ops::Range<usize>) -> Result<Vec<T>> {
+        if range.start > range.end {
+            return Err(Error::invalid(
+                "read range",
+                format!("{}..{}", range.start, range.end),
+                format!("start <= end, within a buffer of {} elements", buf.len()),
+            ));
+        }
+        let range = checked_range("read range", range.start, range.len(), buf.len())?;
         if range.is_empty() {
             return Ok(Vec::new());
         }
         match (self, buf) {
-            (Device::Cpu, Buffer::Host(v)) => Ok(v[range].to_vec()),
+            (Device::Cpu, Buffer::Host(v)) => try_to_vec("a read-back", &v[range]),
             (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
                 let bytes = range.len() * std::mem::size_of::<T>();
                 if bytes > STAGING_BYTES {
@@ -206,17 +216,24 @@ impl Device {
         self.read(buf, 0..buf.len())
     }
 
-    /// One element, copied to the host (the scalar read-backs of the AMR routine).
+    /// One element, copied to the host (the scalar read-backs of the AMR routine); an
+    /// [`Error::InvalidParameter`] if `index` is not below the buffer's length.
     pub fn get<T: Elem>(&self, buf: &Buffer<T>, index: usize) -> Result<T> {
+        if index >= buf.len() {
+            return Err(Error::invalid("index", index, format!("below the buffer's length {}", buf.len())));
+        }
         Ok(self.read(buf, index..index + 1)?[0])
     }
 
-    /// Copies `src[..n]` into `dst[offset..offset + n]` on the device.
+    /// Copies `src[..n]` into `dst[offset..offset + n]` on the device (ranges checked as
+    /// in [`Self::copy_range`]).
     pub fn copy<T: Elem>(&self, src: &Buffer<T>, n: usize, dst: &mut Buffer<T>, offset: usize) -> Result<()> {
         self.copy_range(src, 0, n, dst, offset)
     }
 
-    /// Copies `src[from..from + n]` into `dst[offset..offset + n]` on the device.
+    /// Copies `src[from..from + n]` into `dst[offset..offset + n]` on the device; an
+    /// [`Error::InvalidParameter`] naming the range and the buffer's length if either range
+    /// does not lie inside its buffer.
     pub fn copy_range<T: Elem>(
         &self,
         src: &Buffer<T>,
@@ -225,17 +242,19 @@ impl Device {
         dst: &mut Buffer<T>,
         offset: usize,
     ) -> Result<()> {
+        let source = checked_range("copy source range", from, n, src.len())?;
+        let target = checked_range("copy target range", offset, n, dst.len())?;
         if n == 0 {
             return Ok(());
         }
         match (self, src, dst) {
             (Device::Cpu, Buffer::Host(s), Buffer::Host(d)) => {
-                d[offset..offset + n].copy_from_slice(&s[from..from + n]);
+                d[target].copy_from_slice(&s[source]);
                 Ok(())
             }
             (Device::Cuda(c), Buffer::Cuda { slice: s, .. }, Buffer::Cuda { slice: d, .. }) => {
-                let mut view = d.slice_mut(offset..offset + n);
-                c.stream.memcpy_dtod(&s.slice(from..from + n), &mut view).map_err(|e| driver_error("copying", e))
+                let mut view = d.slice_mut(target);
+                c.stream.memcpy_dtod(&s.slice(source), &mut view).map_err(|e| driver_error("copying", e))
             }
             _ => Err(mismatch()),
         }
@@ -313,10 +332,12 @@ impl Device {
         }
     }
 
-    /// Free memory of the device in bytes (on the CPU: the available system memory).
+    /// Free memory of the device in bytes (on the CPU: what this process may still
+    /// allocate, within the machine's available memory, its cgroup limit and `ulimit -v`;
+    /// see [`super::memory::host_available_memory`]).
     pub fn free_memory(&self) -> Result<usize> {
         match self {
-            Device::Cpu => Ok(host_available_memory()),
+            Device::Cpu => Ok(super::memory::host_available_memory()),
             Device::Cuda(c) => {
                 let (free, _) = c.ctx.mem_get_info().map_err(|e| driver_error("querying device memory", e))?;
                 Ok(free)
@@ -342,32 +363,25 @@ pub fn kernel_name<K: Kernel>() -> String {
     }
 }
 
-/// An error instead of an aborting allocation: `bytes` (None if the size overflowed)
-/// must fit in the host's available memory.
-pub(crate) fn check_host_memory(what: &str, bytes: Option<usize>) -> Result<()> {
-    let available = host_available_memory();
-    match bytes {
-        Some(b) if b <= available => Ok(()),
-        _ => Err(Error::OutOfMemory {
-            what: format!("{what} (built in host memory first)"),
-            needed: bytes.map_or(u64::MAX, |b| b as u64),
-            available: available as u64,
-        }),
+/// `start..start + n` if it lies within a buffer of `len` elements, else an
+/// [`Error::InvalidParameter`] named `field` giving the range and the length.
+fn checked_range(field: &'static str, start: usize, n: usize, len: usize) -> Result<std::ops::Range<usize>> {
+    match start.checked_add(n) {
+        Some(end) if end <= len => Ok(start..end),
+        end => Err(Error::invalid(
+            field,
+            match end {
+                Some(end) => format!("{start}..{end}"),
+                None => format!("{start}..{start} + {n} (overflows)"),
+            },
+            format!("a range within the buffer's {len} elements"),
+        )),
     }
 }
 
-/// `MemAvailable` of `/proc/meminfo`, or 4 GiB where that cannot be read.
-fn host_available_memory() -> usize {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find(|l| l.starts_with("MemAvailable:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<usize>().ok())
-        })
-        .map(|kb| kb * 1024)
-        .unwrap_or(4 << 30)
+/// The error for an element count whose byte size overflows.
+fn overflow(what: &str, n: usize) -> Error {
+    Error::OutOfMemory { what: format!("{what} of {n} elements"), needed: u64::MAX, available: 0 }
 }
 
 fn mismatch() -> Error {

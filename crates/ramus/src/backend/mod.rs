@@ -5,6 +5,7 @@
 pub mod cpu;
 pub mod cuda;
 pub mod device;
+pub mod memory;
 pub mod primitives;
 
 pub use device::{Buffer, Device, Elem};
