@@ -1,8 +1,7 @@
 //! CUDA backend: the PTX of `ramus-kernels`, embedded at build time, loaded through the
 //! driver API (`cudarc` with dynamic loading, so no CUDA install is needed to build).
 
-use std::panic::catch_unwind;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::CudaContext;
 
@@ -35,23 +34,117 @@ pub(crate) fn driver_error(context: &str, e: impl std::fmt::Debug) -> Error {
     }
 }
 
-/// Opens device 0, or explains why it cannot be used.
-pub(crate) fn open_context() -> Result<Arc<CudaContext>> {
-    // SAFETY: only probes whether the driver library can be loaded.
-    let present = catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false);
-    if !present {
-        return Err(Error::CudaUnavailable("the CUDA driver library (libcuda.so) was not found".into()));
+/// Driver entry points that ramus's use of cudarc calls: context creation and release,
+/// device queries, memory (pooled or not, pinned), copies, modules, launches, streams and
+/// events. With dynamic loading, cudarc resolves each at its first call and *panics* if
+/// the library lacks it, so [`open_context`] checks them all before cudarc loads anything.
+/// (The list is what the examples' binaries reference; `cuEventElapsedTime_v2`, CUDA
+/// 12.8+, only [`measure_copy_bandwidth`] needs, and it checks that one itself.)
+const REQUIRED_SYMBOLS: &[&str] = &[
+    "cuInit",
+    "cuGetErrorString",
+    "cuDeviceGetCount",
+    "cuDeviceGet",
+    "cuDeviceGetName",
+    "cuDeviceGetAttribute",
+    "cuDevicePrimaryCtxRetain",
+    "cuDevicePrimaryCtxRelease_v2",
+    "cuCtxSetCurrent",
+    "cuCtxGetCurrent",
+    "cuCtxDestroy_v2",
+    "cuMemGetInfo_v2",
+    "cuMemAlloc_v2",
+    "cuMemAllocAsync",
+    "cuMemFree_v2",
+    "cuMemFreeAsync",
+    "cuMemHostAlloc",
+    "cuMemFreeHost",
+    "cuMemsetD8Async",
+    "cuMemcpyHtoDAsync_v2",
+    "cuMemcpyDtoHAsync_v2",
+    "cuMemcpyDtoDAsync_v2",
+    "cuMemcpyPeerAsync",
+    "cuModuleLoad",
+    "cuModuleLoadData",
+    "cuModuleGetFunction",
+    "cuModuleUnload",
+    "cuLaunchKernel",
+    "cuStreamSynchronize",
+    "cuStreamWaitEvent",
+    "cuStreamDestroy_v2",
+    "cuEventCreate",
+    "cuEventRecord",
+    "cuEventSynchronize",
+    "cuEventDestroy_v2",
+];
+
+/// The driver library as cudarc will load it, opened by ramus first: the names of
+/// `cudarc::get_lib_name_candidates` for `cuda`, then `nvcuda`, in that order (what
+/// `cudarc::driver::sys::culib` tries), the first that loads. Kept open for the life of
+/// the process (cudarc's own handle is the same library). `Err`: why none loads.
+fn driver_library() -> std::result::Result<&'static libloading::Library, String> {
+    static LIB: OnceLock<std::result::Result<libloading::Library, String>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let mut why = Vec::new();
+        for name in ["cuda", "nvcuda"].iter().flat_map(|l| cudarc::get_lib_name_candidates(l)) {
+            // SAFETY: loading runs the library's initialisers; this is the library (and the
+            // search) cudarc itself loads with the same call when the CUDA backend is used.
+            match unsafe { libloading::Library::new(&name) } {
+                Ok(lib) => return Ok(lib),
+                // Keep the messages about files that exist but do not load (the rest are
+                // the many names that are simply not there).
+                Err(e) => {
+                    let e = e.to_string();
+                    if !e.contains("No such file") {
+                        why.push(e);
+                    }
+                }
+            }
+        }
+        Err(if why.is_empty() {
+            "the CUDA driver library (libcuda.so) was not found".to_string()
+        } else {
+            format!("the CUDA driver library does not load: {}", why.join("; "))
+        })
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// Checks that the driver library loads and has every entry point in `symbols`; an
+/// [`Error::CudaUnavailable`] naming the library's problem or the missing entry points
+/// otherwise. Prints nothing and never panics, so cudarc's lazy loading (which panics on
+/// a missing symbol) is only reached with a complete library.
+pub(crate) fn check_driver(symbols: &[&str]) -> Result<()> {
+    let lib = driver_library().map_err(Error::CudaUnavailable)?;
+    let missing: Vec<&str> = symbols
+        .iter()
+        .copied()
+        // SAFETY: only looks the symbol up; the pointer is never called or dereferenced.
+        .filter(|s| unsafe { lib.get::<*const std::ffi::c_void>(s.as_bytes()) }.is_err())
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::CudaUnavailable(format!(
+            "the CUDA driver library lacks the entry points {} (not a CUDA driver, or one too old \
+             for the CUDA 13.0 API that ramus binds)",
+            missing.join(", ")
+        )))
     }
-    // A driver too old for the symbols cudarc binds panics in dynamic loading: report it.
-    let count = catch_unwind(CudaContext::device_count)
-        .map_err(|_| Error::CudaUnavailable("the CUDA driver lacks required entry points".into()))?
-        .map_err(|e| Error::CudaUnavailable(format!("no usable CUDA driver: {e:?}")))?;
+}
+
+/// Opens device 0, or explains why it cannot be used ([`Error::CudaUnavailable`]). The
+/// driver library is checked first ([`check_driver`]), so that a missing, broken or
+/// incomplete `libcuda.so` gives the error without any output and without relying on
+/// unwinding (the probe works the same with `panic = "abort"`).
+pub(crate) fn open_context() -> Result<Arc<CudaContext>> {
+    check_driver(REQUIRED_SYMBOLS)?;
+    let count = CudaContext::device_count().map_err(|e| Error::CudaUnavailable(format!("no usable CUDA driver: {e:?}")))?;
     if count < 1 {
         return Err(Error::CudaUnavailable("no CUDA device found".into()));
     }
-    catch_unwind(|| CudaContext::new(0))
-        .map_err(|_| Error::CudaUnavailable("creating a CUDA context panicked".into()))?
-        .map_err(|e| Error::CudaUnavailable(format!("cannot create a CUDA context: {e:?}")))
+    CudaContext::new(0).map_err(|e| Error::CudaUnavailable(format!("cannot create a CUDA context: {e:?}")))
 }
 
 /// Whether a usable CUDA device is present.
@@ -75,6 +168,8 @@ pub fn measure_copy_bandwidth(bytes: usize) -> Result<f64> {
         return Err(Error::invalid("bytes", bytes, "a copy size > 0"));
     }
     let ctx = open_context()?;
+    // Timing events use cuEventElapsedTime_v2 (CUDA 12.8 drivers and later).
+    check_driver(&["cuEventElapsedTime_v2"])?;
     let (free, _total) = ctx.mem_get_info().map_err(|e| driver_error("querying device memory", e))?;
     let needed = bytes.saturating_mul(2);
     if needed.saturating_add(MARGIN) > free {
