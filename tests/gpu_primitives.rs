@@ -211,11 +211,14 @@ fn gpu_unique_and_scatter_match_cpu() {
         p.check(&format!("scatter n = {n}"), |d, _| {
             let pb = up(d, &perm);
             let mut o = up(d, &vec![SENTINEL; m]);
-            prim::scatter(d, &up(d, &vals), &pb, n, &mut o).unwrap();
             let mut o64 = d.zeros::<f64>(m).unwrap();
-            prim::scatter(d, &d.upload(&v64).unwrap(), &pb, n, &mut o64).unwrap();
             let mut o8 = d.zeros::<u8>(m).unwrap();
-            prim::scatter(d, &d.upload(&v8).unwrap(), &pb, n, &mut o8).unwrap();
+            // SAFETY: the first n entries of a permutation of 0..m: distinct, below m.
+            unsafe {
+                prim::scatter(d, &up(d, &vals), &pb, n, &mut o).unwrap();
+                prim::scatter(d, &d.upload(&v64).unwrap(), &pb, n, &mut o64).unwrap();
+                prim::scatter(d, &d.upload(&v8).unwrap(), &pb, n, &mut o8).unwrap();
+            }
             let o64: Vec<u64> = d.download(&o64).unwrap().iter().map(|x| x.to_bits()).collect();
             (d.download(&o).unwrap(), o64, d.download(&o8).unwrap())
         });
@@ -233,8 +236,11 @@ fn gpu_mark_and_take_seen_match_cpu() {
             let valid = flags(&mut rng, n, 60);
             p.check(&format!("mark/take seen range = {range} n = {n}"), |d, s| {
                 let mut seen = d.zeros::<u32>(range).unwrap();
-                prim::mark_seen(d, &mut seen, &up(d, &ids), Some(&up(d, &valid)), n).unwrap();
-                prim::mark_seen(d, &mut seen, &up(d, &ids), None, n / 2).unwrap();
+                // SAFETY: every ID is below `range` = seen.len().
+                unsafe {
+                    prim::mark_seen(d, &mut seen, &up(d, &ids), Some(&up(d, &valid)), n).unwrap();
+                    prim::mark_seen(d, &mut seen, &up(d, &ids), None, n / 2).unwrap();
+                }
                 let mut out = up(d, &vec![SENTINEL; range]);
                 let m = prim::take_seen(d, s, &mut seen, range, &mut out).unwrap();
                 let left = d.download(&seen).unwrap().iter().filter(|&&x| x != 0).count();
@@ -303,7 +309,8 @@ fn gpu_timings() {
         }
         let pb = up(&d, &perm);
         let ms = time_ms(&d, reps, || {
-            prim::scatter(&d, &vb, &pb, n, &mut out).unwrap();
+            // SAFETY: a permutation of 0..n, `out` holds n.
+            unsafe { prim::scatter(&d, &vb, &pb, n, &mut out).unwrap() };
         });
         report("scatter (random)", ms, 12 * n);
         for bits in [20u32, 32] {

@@ -143,10 +143,12 @@ fn compact_other_element_sizes() {
         }
         let pb = d.upload(&perm).unwrap();
         let mut o8 = d.zeros::<u8>(n).unwrap();
-        prim::scatter(&d, &d.upload(&v8).unwrap(), &pb, n, &mut o8).unwrap();
+        // SAFETY: `perm` is a permutation of 0..n: distinct indices below the output's n.
+        unsafe { prim::scatter(&d, &d.upload(&v8).unwrap(), &pb, n, &mut o8).unwrap() };
         let o8 = d.download(&o8).unwrap();
         let mut o64 = d.zeros::<f64>(n).unwrap();
-        prim::scatter(&d, &d.upload(&v64).unwrap(), &pb, n, &mut o64).unwrap();
+        // SAFETY: as above.
+        unsafe { prim::scatter(&d, &d.upload(&v64).unwrap(), &pb, n, &mut o64).unwrap() };
         let o64 = d.download(&o64).unwrap();
         for i in 0..n {
             assert_eq!(o8[perm[i] as usize], v8[i]);
@@ -172,7 +174,8 @@ fn scatter_matches_reference() {
             want[perm[i] as usize] = vals[i];
         }
         let mut out = d.upload(&vec![SENTINEL; m]).unwrap();
-        prim::scatter(&d, &d.upload(&vals).unwrap(), &d.upload(&perm).unwrap(), n, &mut out).unwrap();
+        // SAFETY: the first n entries of a permutation of 0..m: distinct, below m = out.len().
+        unsafe { prim::scatter(&d, &d.upload(&vals).unwrap(), &d.upload(&perm).unwrap(), n, &mut out).unwrap() };
         assert_eq!(host(&out), &want[..], "n = {n}");
     }
 }
@@ -529,8 +532,11 @@ fn mark_and_take_seen_match_sort_unique() {
             let (ib, vb, mb) = (d.upload(&ids).unwrap(), d.upload(&valid).unwrap(), d.upload(&more).unwrap());
             let mut out = d.upload(&vec![SENTINEL; range + PAD]).unwrap();
             for deferred in [false, true] {
-                prim::mark_seen(&d, &mut seen, &ib, Some(&vb), n).unwrap();
-                prim::mark_seen(&d, &mut seen, &mb, None, n / 3).unwrap();
+                // SAFETY: every ID is below `range` < seen.len().
+                unsafe {
+                    prim::mark_seen(&d, &mut seen, &ib, Some(&vb), n).unwrap();
+                    prim::mark_seen(&d, &mut seen, &mb, None, n / 3).unwrap();
+                }
                 let m = if deferred {
                     let mut counts = d.zeros::<u64>(2).unwrap();
                     prim::take_seen_deferred(&d, &mut s, &mut seen, range, &mut out, &mut counts, 1).unwrap();

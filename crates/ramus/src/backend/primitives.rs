@@ -30,6 +30,12 @@
 //!
 //! Each call that returns a count or a total reads one `u64` back from the device (a
 //! synchronisation); [`sort_by_key`] and [`scatter`] queue their work without one.
+//!
+//! Every function checks what it can check cheaply on the host (the buffers' device and
+//! lengths, `n`) and returns [`Error::InvalidParameter`] otherwise. The two whose
+//! contract is about the *values* in a buffer, [`scatter`] (distinct indices below the
+//! output's length) and [`mark_seen`] (IDs below the flag array's length), are `unsafe`:
+//! checking the values would cost a device pass and a read-back per call.
 //! [`Scratch`] keeps the temporaries between calls, so repeated calls allocate nothing
 //! once it has grown to the largest `n`.
 
@@ -501,9 +507,22 @@ pub fn sort_by_key(
     Ok(())
 }
 
-/// `out[indices[i]] = values[i]` for `i < n`. The indices must be distinct and
-/// `< out.len()` (not checked on the device). `T` must be 1, 4 or 8 bytes.
-pub fn scatter<T: Elem>(dev: &Device, values: &Buffer<T>, indices: &Buffer<u32>, n: usize, out: &mut Buffer<T>) -> Result<()> {
+/// `out[indices[i]] = values[i]` for `i < n`. `T` must be 1, 4 or 8 bytes. The buffers
+/// are checked (same device, `values` and `indices` hold `n` items), the indices are not:
+/// checking them would cost a pass over the indices and a read-back on the device.
+///
+/// # Safety
+/// The first `n` indices must be distinct and below `out.len()`, and `indices` must not
+/// change until the work is done (CPU: on return; CUDA: at the next synchronising call).
+/// An index past the end writes out of bounds, and two equal indices race (undefined
+/// behaviour on the CPU, an unspecified winner on the GPU).
+pub unsafe fn scatter<T: Elem>(
+    dev: &Device,
+    values: &Buffer<T>,
+    indices: &Buffer<u32>,
+    n: usize,
+    out: &mut Buffer<T>,
+) -> Result<()> {
     check(dev, values, n, "scatter values")?;
     check(dev, indices, n, "scatter indices")?;
     check(dev, out, 0, "scatter output")?;
@@ -516,7 +535,8 @@ pub fn scatter<T: Elem>(dev: &Device, values: &Buffer<T>, indices: &Buffer<u32>,
             dev.launch::<k::Scatter<$w>>(n, k::ScatterArgs::<$w> { values: v.cast(), indices: ix, out: o.cast() })
         };
     }
-    // SAFETY: `values`/`indices` hold `n` items; the caller guarantees the indices.
+    // SAFETY: `values`/`indices` hold `n` items (checked); the caller guarantees that the
+    // indices are distinct and below `out.len()`.
     unsafe {
         match word_size::<T>()? {
             1 => go!(u8),

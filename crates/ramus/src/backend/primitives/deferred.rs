@@ -22,7 +22,7 @@ pub fn compact_deferred<T: Elem>(
     check(dev, flags, n, "compact_deferred flags")?;
     check(dev, values, n, "compact_deferred values")?;
     check(dev, out, n, "compact_deferred output")?;
-    check(dev, counts, slot + 1, "compact_deferred counts")?;
+    check(dev, counts, slot.saturating_add(1), "compact_deferred counts")?;
     if n == 0 {
         return dev.write(counts, slot, &[0]);
     }
@@ -51,7 +51,7 @@ pub fn remove_if_deferred(
 ) -> Result<()> {
     check(dev, values, n, "remove_if values")?;
     check(dev, remove, n, "remove_if flags")?;
-    check(dev, counts, slot + 1, "remove_if counts")?;
+    check(dev, counts, slot.saturating_add(1), "remove_if counts")?;
     if n == 0 {
         return dev.write(counts, slot, &[0]);
     }

@@ -10,10 +10,17 @@ use ramus_kernels::primitives as k;
 
 use super::{check, scan_into_scratch, total, Buffer, Device, Result, Scratch, NONZERO};
 
-/// Sets `seen[ids[i]] = 1` for `i < n` (only where `valid[i] != 0`, when given). `seen`
-/// must be longer than every flagged ID (not checked on the device). Queued, no
-/// read-back.
-pub fn mark_seen(
+/// Sets `seen[ids[i]] = 1` for `i < n` (only where `valid[i] != 0`, when given); an ID may
+/// appear any number of times. Queued, no read-back. The buffers are checked (same
+/// device, `ids` and `valid` hold `n` items), the IDs are not (a device pass and a
+/// read-back per call).
+///
+/// # Safety
+/// Every flagged ID (`ids[i]` for `i < n` where `valid[i] != 0`, or all of them without
+/// `valid`) must be below `seen.len()`, and `ids`/`valid` must not change until the work
+/// is done (CPU: on return; CUDA: at the next synchronising call); a larger ID writes out
+/// of bounds.
+pub unsafe fn mark_seen(
     dev: &Device,
     seen: &mut Buffer<u32>,
     ids: &Buffer<u32>,
@@ -33,7 +40,8 @@ pub fn mark_seen(
         valid: valid.map_or(std::ptr::null(), |v| dev.cptr(v)),
         seen: dev.ptr(seen),
     };
-    // SAFETY: `ids` (and `valid`) hold `n` items; the caller keeps every ID below `seen.len()`.
+    // SAFETY: `ids` (and `valid`) hold `n` items (checked); the caller keeps every flagged
+    // ID below `seen.len()`.
     unsafe { dev.launch::<k::MarkSeen>(n, args) }
 }
 
@@ -89,7 +97,7 @@ pub fn take_seen_deferred(
 ) -> Result<()> {
     check(dev, seen, range, "take_seen seen")?;
     check(dev, out, range, "take_seen output")?;
-    check(dev, counts, slot + 1, "take_seen counts")?;
+    check(dev, counts, slot.saturating_add(1), "take_seen counts")?;
     if range == 0 {
         return dev.write(counts, slot, &[0]);
     }
