@@ -19,6 +19,7 @@ fn main() -> anyhow::Result<()> {
         levels: 4,
         interpolation: Interpolation::Linear,
         every: 0,
+        on_demand: true,
         criterion: Criterion::Vorticity { n_start: -3.0, n_inc: 1.0, length: None },
         ..Refinement::default()
     };

@@ -78,11 +78,11 @@ fn cavity_drift(n: usize) -> (f64, f64, Vec<usize>) {
     };
     let config = cavity.forest_config(Backend::Cpu).expect("cavity").refinement(refinement);
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
-    let m0 = forest.leaf_cells().expect("cells").mass(2);
+    let m0 = forest.leaf_cells().expect("cells").mass(2).expect("mass");
     forest.advance(cavity.steps_for_passes(10.0)).expect("advance");
     let cells = forest.leaf_cells().expect("cells");
     let spread = cells.rho.iter().fold(f64::MIN, |a, &b| a.max(b)) - cells.rho.iter().fold(f64::MAX, |a, &b| a.min(b));
-    (cells.mass(2) / m0 - 1.0, spread, forest.blocks_per_level())
+    (cells.mass(2).expect("mass") / m0 - 1.0, spread, forest.blocks_per_level())
 }
 
 /// The uniform solver conserves mass to round-off (test `mass`), and so do refinement

@@ -105,10 +105,10 @@ fn closed_box_with_obstacles_conserves_mass() {
     // Resting half-way bounce-back returns every population it receives and the lid
     // term sums to zero per cell for a tangential lid: mass is conserved to round-off.
     let mut forest = Forest::<D2, D2Q9, f64>::new(closed_box_with_obstacles(1)).expect("forest");
-    let m0 = forest.leaf_cells().expect("cells").mass(2);
+    let m0 = forest.leaf_cells().expect("cells").mass(2).expect("mass");
     forest.advance(2000).expect("advance");
     let cells = forest.leaf_cells().expect("cells");
-    let drift = cells.mass(2) / m0 - 1.0;
+    let drift = cells.mass(2).expect("mass") / m0 - 1.0;
     let umax = cells.u.iter().map(|u| u[0].hypot(u[1])).fold(0.0, f64::max);
     println!("mass drift {drift:.2e}, max |u| {umax:.3}");
     assert!(drift.abs() < 1e-12, "mass drift {drift:.3e}");

@@ -72,7 +72,7 @@ fn max_deviation(profile: &Profile, table: &Table, excluded: &[f64]) -> (f64, f6
             continue;
         }
         used += 1;
-        let d = (profile.at(s) - value).abs();
+        let d = (profile.at(s).expect("a valid profile") - value).abs();
         if d > worst.0 {
             worst = (d, s);
         }
@@ -96,10 +96,10 @@ fn check(re: u32, passes: f64, v_excluded: &[f64]) {
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
 
     forest.advance(cavity.steps_for_passes(passes - CHECK_PASSES)).expect("advance");
-    let before = cavity.centerlines(&forest.fields().expect("fields"));
+    let before = cavity.centerlines(&forest.fields().expect("fields")).expect("centerlines");
     forest.advance(cavity.steps_for_passes(CHECK_PASSES)).expect("advance");
     let fields = forest.fields().expect("fields");
-    let lines = cavity.centerlines(&fields);
+    let lines = cavity.centerlines(&fields).expect("centerlines");
 
     assert!(fields.u.iter().flatten().chain(&fields.rho).all(|x| x.is_finite()), "Re = {re}: non-finite fields");
     let drift = change(&before, &lines);

@@ -68,12 +68,25 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// Linear interpolation at `s ∈ [0, 1]`.
-    pub fn at(&self, s: f64) -> f64 {
-        let k = self.coords.partition_point(|&c| c < s).clamp(1, self.coords.len() - 1);
+    /// Linear interpolation at `s ∈ [0, 1]` (constant beyond the end points). A profile
+    /// of fewer than two points, or whose `coords` and `values` differ in length, is an
+    /// [`Error::InvalidParameter`].
+    pub fn at(&self, s: f64) -> Result<f64> {
+        let n = self.coords.len();
+        if n != self.values.len() {
+            return Err(Error::invalid(
+                "profile",
+                format!("{n} coordinates and {} values", self.values.len()),
+                "one value per coordinate",
+            ));
+        }
+        if n < 2 {
+            return Err(Error::invalid("profile", format!("{n} points"), "at least 2 points to interpolate between"));
+        }
+        let k = self.coords.partition_point(|&c| c < s).clamp(1, n - 1);
         let (c0, c1) = (self.coords[k - 1], self.coords[k]);
-        let w = if c1 > c0 { (s - c0) / (c1 - c0) } else { 0.0 };
-        self.values[k - 1] * (1.0 - w) + self.values[k] * w
+        let w = if c1 > c0 { ((s - c0) / (c1 - c0)).clamp(0.0, 1.0) } else { 0.0 };
+        Ok(self.values[k - 1] * (1.0 - w) + self.values[k] * w)
     }
 }
 
@@ -99,7 +112,8 @@ impl Cavity {
         mut sample: impl FnMut(&[[f64; 3]]) -> std::result::Result<Vec<[f64; 3]>, E>,
     ) -> std::result::Result<Centerlines, E> {
         let n = self.n as f64;
-        let dim = self.dim as usize;
+        // 2 or 3 (`forest_config` rejects the rest; kept in range here, not a panic).
+        let dim = (self.dim as usize).clamp(2, 3);
         let normal = dim - 1;
         let mut line = |along: usize, comp: usize, wall_hi: f64| -> std::result::Result<Profile, E> {
             let coords: Vec<f64> = (0..points_per_side).map(|s| (s as f64 + 0.5) / points_per_side as f64).collect();
@@ -127,9 +141,19 @@ impl Cavity {
     }
 
     /// Centreline profiles of `fields` (cells averaged across the centre planes: `n` is
-    /// even, so the centre lies between two cells).
-    pub fn centerlines(&self, fields: &crate::Fields) -> Centerlines {
+    /// even, so the centre lies between two cells). Fields of another grid than this
+    /// cavity's root grid (`n` cells per side, `dim` axes) are an
+    /// [`Error::InvalidParameter`].
+    pub fn centerlines(&self, fields: &crate::Fields) -> Result<Centerlines> {
         let n = self.n;
+        let want = if self.dim == 3 { [n, n, n] } else { [n, n, 1] };
+        if (self.dim != 2 && self.dim != 3) || n < 2 || fields.dims != want || Some(fields.u.len()) != n.checked_pow(self.dim) {
+            return Err(Error::invalid(
+                "fields",
+                format!("a grid of {:?} cells with {} velocities", fields.dims, fields.u.len()),
+                format!("the cavity's root grid, {want:?} cells"),
+            ));
+        }
         let h = n / 2;
         let dim = self.dim as usize;
         // Vertical axis (lid normal) and the component along it.
@@ -150,7 +174,8 @@ impl Cavity {
                 for (k, &a) in others.iter().enumerate() {
                     idx[a] = c[k];
                 }
-                sum += fields.velocity(idx[0], idx[1], idx[2])[comp];
+                // In range: the grid's size was checked above.
+                sum += fields.velocity(idx[0], idx[1], idx[2]).map_or(f64::NAN, |u| u[comp]);
                 count += 1.0;
             }
             sum / count / self.lid
@@ -166,6 +191,6 @@ impl Cavity {
             values.push(wall_hi);
             Profile { coords, values }
         };
-        Centerlines { u: profile(normal, 0, 1.0), v: profile(0, normal, 0.0) }
+        Ok(Centerlines { u: profile(normal, 0, 1.0), v: profile(0, normal, 0.0) })
     }
 }

@@ -141,6 +141,7 @@ impl Cylinder {
             levels: self.levels,
             interpolation: self.interpolation,
             every: 32,
+            on_demand: false,
             criterion: if self.adapt {
                 Criterion::Vorticity { n_start: -3.0, n_inc: -1.0, length: Some(self.root as f64) }
             } else {

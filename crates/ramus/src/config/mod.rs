@@ -29,6 +29,28 @@ pub const MAX_DENSITY_OFFSET: f64 = 0.1;
 /// τ → 1/2 (vanishing viscosity).
 pub const TAU_MARGIN: f64 = 1e-3;
 
+/// Root-level relaxation times above this are rejected (τ = 3ν + ½ in root lattice units).
+///
+/// BGK approximates the Navier–Stokes equations only while relaxation is fast compared
+/// with the flow (Krüger et al. 2017, *The Lattice Boltzmann Method*, §4.2 on the
+/// hydrodynamic limit): its mean free path is of the order of `c_s (τ − ½) Δt =
+/// (τ − ½) Δx / √3`, i.e. a lattice Knudsen number `(τ − ½)/(√3 N)` for a flow feature of
+/// `N` cells, and it exceeds a whole cell beyond `τ = ½ + √3 ≈ 2.2`. Walls degrade first:
+/// with BGK the half-way bounce-back wall lies exactly half-way between nodes only at
+/// `τ = ½ + √(3/16)`, and its position error grows like `(τ − ½)²` (Krüger et al. 2017,
+/// §5.3.3), so at large τ the effective walls move into the fluid (a cavity at
+/// `Re = 10⁻³⁰⁰` has τ ≈ 10³⁰⁰; the square cylinder at `Re = 10⁻⁶` gave `C_D = 178`).
+/// The bound applies to the root level only: finer levels relax with
+/// `τ_L − ½ = 2^L (τ_0 − ½)` by construction (the same viscosity on a finer grid), and
+/// are as accurate as the root grid they refine. 2 keeps every configuration of the
+/// tests and examples (the largest is τ = 1.5) and is what lower velocities or fewer
+/// cells reach at the same Reynolds number.
+pub const MAX_TAU: f64 = 2.0;
+
+/// Largest normal component of a [`Boundary::Wall`] velocity (lattice units): walls are
+/// impermeable, a normal part would pump mass through them (see [`ForestConfig::validate`]).
+pub const WALL_NORMAL_TOLERANCE: f64 = 1e-12;
+
 /// A face of the rectangular domain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -144,9 +166,20 @@ impl Fluid {
     }
 
     /// BGK relaxation time of the root level, `τ = 3ν + 1/2`, validated against
-    /// `τ > 1/2 + TAU_MARGIN`.
+    /// `1/2 + TAU_MARGIN < τ <= MAX_TAU` (see [`MAX_TAU`] for the upper bound).
     pub fn relaxation_time(&self) -> Result<f64> {
         let tau = 3.0 * self.viscosity()? + 0.5;
+        if !(tau <= MAX_TAU) {
+            return Err(Error::invalid(
+                "tau",
+                format!("{tau:.6e}"),
+                format!(
+                    "tau = 3 nu + 1/2 at most {MAX_TAU} on the root level (BGK leaves the hydrodynamic limit and \
+                     bounce-back walls move at large tau); raise the Reynolds number, lower the viscosity or \
+                     the velocity, or use fewer cells"
+                ),
+            ));
+        }
         if tau <= 0.5 + TAU_MARGIN {
             return Err(Error::invalid(
                 "tau",
@@ -274,7 +307,20 @@ impl ForestConfig {
     }
 
     /// Checks every field for a forest of dimension `dim`; returns τ of the root level.
+    ///
+    /// Rejected, each with an [`Error::InvalidParameter`] naming the field: a dimension
+    /// other than 2 or 3; cells that are no multiple of 4 or below 8 (the upper bound,
+    /// [`crate::amr::MAX_CELLS`], is checked with the memory when the mesh is built); a
+    /// periodic face whose
+    /// opposite is not; wall or inlet speeds of [`MAX_WALL_SPEED`] or more; a
+    /// [`Boundary::Wall`] velocity with a component normal to its face (walls are
+    /// impermeable: only [`Boundary::Velocity`] inlets may push fluid through a face);
+    /// outlet densities outside `1 ± MAX_DENSITY_OFFSET`; the refinement, guard and
+    /// obstacle values; a root τ outside `(½ + TAU_MARGIN, MAX_TAU]`.
     pub fn validate(&self, dim: usize) -> Result<f64> {
+        if dim != 2 && dim != 3 {
+            return Err(Error::invalid("dim", dim, "2 or 3"));
+        }
         for a in 0..dim {
             let n = self.cells[a];
             if n < 8 || n % 4 != 0 {
@@ -297,6 +343,18 @@ impl ForestConfig {
                     ))
                 }
                 Boundary::Wall { velocity } | Boundary::Velocity { velocity } => {
+                    let normal = velocity[face.axis()];
+                    if matches!(b, Boundary::Wall { .. }) && !(normal.abs() <= WALL_NORMAL_TOLERANCE) {
+                        return Err(Error::invalid(
+                            "wall velocity",
+                            format!("{velocity:?} on face {} (normal component {normal})", face.name()),
+                            format!(
+                                "a velocity tangential to the face (component {} = 0): a wall is impermeable; \
+                                 use Boundary::Velocity for an inlet",
+                                ["x", "y", "z"][face.axis()]
+                            ),
+                        ));
+                    }
                     let speed = velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
                     if !(speed.is_finite() && speed < MAX_WALL_SPEED) {
                         let field = if matches!(b, Boundary::Wall { .. }) { "wall velocity" } else { "inlet velocity" };

@@ -76,14 +76,20 @@ pub struct Refinement {
     pub levels: usize,
     /// Interpolation of ghost cells and of new children.
     pub interpolation: Interpolation,
-    /// Adapt every this many root steps (0: never automatically).
+    /// Adapt every this many root steps in [`crate::Forest::advance`]. 0 (never in
+    /// `advance`) needs [`Self::on_demand`] when there is something to adapt (more than one
+    /// level and a criterion): otherwise the criterion would silently never run.
     pub every: u64,
+    /// Adapt only when [`crate::Forest::adapt`] is called, never in `advance` (`every` must
+    /// then be 0): e.g. to time adaptations one by one. Default: false.
+    pub on_demand: bool,
     /// The criterion applied at each adaptation.
     pub criterion: Criterion,
     /// Frozen refinement toward faces, applied at construction.
     pub walls: Option<WallRefinement>,
-    /// Block-pool size; `None`: room for the fully refined hierarchy, capped at a quarter
-    /// of the free memory.
+    /// Block-pool size; `None`: [`Capacity::automatic`], room for the whole hierarchy the
+    /// levels can reach, capped at a quarter of the memory the device can use (on the CPU
+    /// the limits of the process: cgroup, `ulimit -v`; untouched until blocks are used).
     pub capacity: Option<Capacity>,
 }
 
@@ -95,6 +101,7 @@ impl Default for Refinement {
             levels: 1,
             interpolation: Interpolation::Linear,
             every: 32,
+            on_demand: false,
             criterion: Criterion::None,
             walls: None,
             capacity: None,
@@ -130,14 +137,27 @@ impl Refinement {
                 return Err(Error::invalid("walls.faces", f.name(), format!("faces of a {dim}D domain")));
             }
         }
+        // A criterion that `advance` would never run: adaptation silently off. Frozen wall
+        // refinement with `Criterion::None` and `every = 0` is a static refined mesh, and a
+        // user criterion cannot be set with `every = 0` (`Forest::set_user_criterion`).
+        if self.levels > 1 && self.every == 0 && self.criterion != Criterion::None && !self.on_demand {
+            return Err(Error::invalid(
+                "refinement.every",
+                0,
+                "at least 1 root step between adaptations when a criterion is set and levels > 1 (0 never \
+                 adapts in Forest::advance); set on_demand = true to adapt only through Forest::adapt",
+            ));
+        }
+        if self.on_demand && self.every != 0 {
+            return Err(Error::invalid(
+                "refinement.every",
+                self.every,
+                "0 with on_demand = true (on-demand adaptation never adapts in Forest::advance)",
+            ));
+        }
         match self.capacity {
-            Some(Capacity::Blocks { blocks }) if blocks == 0 => {
-                Err(Error::invalid("capacity.blocks", blocks, "at least the number of root blocks"))
-            }
-            Some(Capacity::FreeMemoryFraction { fraction }) if !(fraction > 0.0 && fraction <= 1.0) => {
-                Err(Error::invalid("capacity.fraction", fraction, "a fraction in (0, 1]"))
-            }
-            _ => Ok(()),
+            Some(c) => c.validate(),
+            None => Ok(()),
         }
     }
 }

@@ -5,16 +5,22 @@
 //! [`write_leaf_blocks_vtu`] draws the leaves of a [`MeshSnapshot`] with `level` and
 //! `block_id`. [`read_vtu`] parses such files back, and [`VtuFile::validate_leaf_tiling`]
 //! checks that the cells tile a box and are 2:1 balanced (tests, example validation).
+//!
+//! Files are written atomically ([`crate::output::write_atomic`]: a reader never sees half
+//! a file) and every function returns [`crate::Result`]: a bad argument or a malformed
+//! file is an [`Error::InvalidParameter`] or an [`Error::Io`] naming the path, never a
+//! panic.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io;
 use std::path::Path;
 
-use ramus_kernels::amr::units;
+use ramus_kernels::amr::{units, MAX_LEVELS};
 use ramus_kernels::block::EDGE;
 
+use super::write_atomic;
 use crate::amr::MeshSnapshot;
+use crate::error::{Error, Result};
 
 /// VTK cell type of a quadrilateral.
 pub const VTK_QUAD: u8 = 9;
@@ -51,10 +57,13 @@ pub struct VtuWriter {
 }
 
 impl VtuWriter {
-    /// An empty grid of dimension `dim` (2: quads with z = 0; 3: hexahedra).
-    pub fn new(dim: usize) -> Self {
-        assert!(dim == 2 || dim == 3, "dim must be 2 or 3");
-        VtuWriter { dim, points: Vec::new(), types: Vec::new(), cell_data: Vec::new() }
+    /// An empty grid of dimension `dim` (2: quads with z = 0; 3: hexahedra); any other
+    /// `dim` is an [`Error::InvalidParameter`].
+    pub fn new(dim: usize) -> Result<Self> {
+        if dim != 2 && dim != 3 {
+            return Err(Error::invalid("dim", dim, "2 or 3 (quads or hexahedra)"));
+        }
+        Ok(VtuWriter { dim, points: Vec::new(), types: Vec::new(), cell_data: Vec::new() })
     }
 
     /// Number of cells added.
@@ -87,15 +96,13 @@ impl VtuWriter {
         if self.dim == 2 { 4 } else { 8 }
     }
 
-    /// The file's text.
-    pub fn render(&self) -> io::Result<String> {
+    /// The file's text; an [`Error::InvalidParameter`] if a cell-data array does not have
+    /// one value per cell.
+    pub fn render(&self) -> Result<String> {
         let n = self.cells();
         for (name, a) in &self.cell_data {
             if a.len() != n {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("cell data '{name}' has {} values for {n} cells", a.len()),
-                ));
+                return Err(Error::invalid("cell data", format!("'{name}' with {} values", a.len()), format!("one value per cell ({n})")));
             }
         }
         let mut s = String::new();
@@ -145,9 +152,10 @@ impl VtuWriter {
         Ok(s)
     }
 
-    /// Writes the file (parent folder must exist).
-    pub fn write(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        std::fs::write(path, self.render()?)
+    /// Writes the file atomically (the parent folder must exist); an [`Error::Io`] naming
+    /// the path if it cannot be written.
+    pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
+        write_atomic(path, self.render()?.as_bytes())
     }
 }
 
@@ -160,9 +168,12 @@ fn write_values(w: &mut String, values: impl Iterator<Item = String>) {
 
 /// Writes every leaf cell of a solution (quads in 2D, hexahedra in 3D, root cell = 1.0)
 /// with cell data `rho` (Float64), `u` (3 components), `level` and `solid` (Int32, 1 in
-/// obstacles), for ParaView.
-pub fn write_leaf_cells_vtu(path: impl AsRef<Path>, dim: usize, cells: &crate::LeafCells) -> io::Result<()> {
-    let mut w = VtuWriter::new(dim);
+/// obstacles), for ParaView, atomically. A `dim` other than 2 or 3, or `cells` whose
+/// vectors differ in length, is an [`Error::InvalidParameter`]; a file that cannot be
+/// written an [`Error::Io`] naming the path.
+pub fn write_leaf_cells_vtu(path: impl AsRef<Path>, dim: usize, cells: &crate::LeafCells) -> Result<()> {
+    cells.check_lengths()?;
+    let mut w = VtuWriter::new(dim)?;
     for (c, &h) in cells.center.iter().zip(&cells.width) {
         let half = 0.5 * h;
         w.add_box([c[0] - half, c[1] - half, c[2] - half], [c[0] + half, c[1] + half, c[2] + half]);
@@ -176,19 +187,31 @@ pub fn write_leaf_cells_vtu(path: impl AsRef<Path>, dim: usize, cells: &crate::L
 
 /// Writes one cell per leaf block of `s` (quads in 2D, hexahedra in 3D), in domain units
 /// (a root-level cell is 1.0; a block of level `L` is `4 / 2^L` wide), with Int32 cell
-/// data `level` and `block_id`. Leaves in ascending ID order.
-pub fn write_leaf_blocks_vtu(path: impl AsRef<Path>, s: &MeshSnapshot) -> io::Result<()> {
-    leaf_blocks_writer(s).write(path)
+/// data `level` and `block_id`, atomically. Leaves in ascending ID order. Errors as for
+/// [`leaf_blocks_writer`] and [`VtuWriter::write`].
+pub fn write_leaf_blocks_vtu(path: impl AsRef<Path>, s: &MeshSnapshot) -> Result<()> {
+    leaf_blocks_writer(s)?.write(path)
 }
 
 /// The writer [`write_leaf_blocks_vtu`] uses, for adding further cell data before writing.
-pub fn leaf_blocks_writer(s: &MeshSnapshot) -> VtuWriter {
-    let mut w = VtuWriter::new(s.dim);
+/// A snapshot of another dimension than 2 or 3, or whose arrays do not hold its leaves
+/// (level and origin of each, a level below `MAX_LEVELS`), is an
+/// [`Error::InvalidParameter`].
+pub fn leaf_blocks_writer(s: &MeshSnapshot) -> Result<VtuWriter> {
+    let mut w = VtuWriter::new(s.dim)?;
     let leaves = s.leaves();
     let scale = units::ROOT_CELL as f64;
     for &b in &leaves {
         let b = b as usize;
-        let width = units::block(s.level[b]) as f64 / scale;
+        let level = s.level.get(b).copied().filter(|l| (0..MAX_LEVELS as i32).contains(l));
+        let (Some(level), true) = (level, 3 * b + 2 < s.origin.len()) else {
+            return Err(Error::invalid(
+                "snapshot",
+                format!("leaf {b}: level {:?}, {} origin values", s.level.get(b), s.origin.len()),
+                format!("arrays holding every leaf, levels 0 to {}", MAX_LEVELS - 1),
+            ));
+        };
+        let width = units::block(level) as f64 / scale;
         let mut lo = [0.0; 3];
         let mut hi = [0.0; 3];
         for a in 0..s.dim {
@@ -199,7 +222,7 @@ pub fn leaf_blocks_writer(s: &MeshSnapshot) -> VtuWriter {
     }
     w.cell_data("level", CellArray::Int32(leaves.iter().map(|&b| s.level[b as usize]).collect()));
     w.cell_data("block_id", CellArray::Int32(leaves.iter().map(|&b| b as i32).collect()));
-    w
+    Ok(w)
 }
 
 /// A `.vtu` file as parsed by [`read_vtu`]: the ASCII subset [`VtuWriter`] writes.
@@ -213,8 +236,21 @@ pub struct VtuFile {
     pub cell_data: BTreeMap<String, Vec<f64>>,
 }
 
-fn bad(msg: impl Into<String>) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, msg.into())
+fn bad(msg: impl Into<String>) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, msg.into())
+}
+
+/// Non-negative integers from a parsed array (an error naming the array otherwise).
+fn integers(nums: &[f64], name: &str) -> std::io::Result<Vec<usize>> {
+    nums.iter()
+        .map(|&v| {
+            if v >= 0.0 && v.fract() == 0.0 && v < usize::MAX as f64 {
+                Ok(v as usize)
+            } else {
+                Err(bad(format!("'{v}' in {name} is not a non-negative integer")))
+            }
+        })
+        .collect()
 }
 
 fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
@@ -224,15 +260,23 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
     Some(&tag[i..i + j])
 }
 
-/// Parses an ASCII VTK XML unstructured grid (one piece, every `DataArray` named).
-pub fn read_vtu(path: impl AsRef<Path>) -> io::Result<VtuFile> {
+/// Parses an ASCII VTK XML unstructured grid (one piece, every `DataArray` named). A file
+/// that cannot be read or is malformed (counts that disagree with the header, a points
+/// array that is not of 3-vectors, offsets that decrease or connectivity past the points)
+/// is an [`Error::Io`] naming the path and the problem.
+pub fn read_vtu(path: impl AsRef<Path>) -> Result<VtuFile> {
+    let path = path.as_ref();
+    parse_vtu(path).map_err(|e| Error::io("reading", path, e))
+}
+
+fn parse_vtu(path: &Path) -> std::io::Result<VtuFile> {
     let text = std::fs::read_to_string(path)?;
     if !text.contains(r#"type="UnstructuredGrid""#) {
         return Err(bad("not a VTK UnstructuredGrid file"));
     }
     let piece = text.find("<Piece").ok_or_else(|| bad("no <Piece>"))?;
     let piece_tag = &text[piece..piece + text[piece..].find('>').ok_or_else(|| bad("unterminated <Piece>"))?];
-    let count = |name: &str| -> io::Result<usize> {
+    let count = |name: &str| -> std::io::Result<usize> {
         attr(piece_tag, name).and_then(|v| v.parse().ok()).ok_or_else(|| bad(format!("no {name}")))
     };
     let (n_points, n_cells) = (count("NumberOfPoints")?, count("NumberOfCells")?);
@@ -253,13 +297,22 @@ pub fn read_vtu(path: impl AsRef<Path>) -> io::Result<VtuFile> {
         let nums: Vec<f64> = body
             .split_whitespace()
             .map(|t| t.parse::<f64>().map_err(|_| bad(format!("bad number '{t}' in {name}"))))
-            .collect::<io::Result<_>>()?;
-        let ints = || nums.iter().map(|&v| v as usize).collect::<Vec<_>>();
+            .collect::<std::io::Result<_>>()?;
         match name {
-            "Points" => f.points = nums.chunks(3).map(|c| [c[0], c[1], c[2]]).collect(),
-            "connectivity" => f.connectivity = ints(),
-            "offsets" => f.offsets = ints(),
-            "types" => f.types = nums.iter().map(|&v| v as u8).collect(),
+            "Points" => {
+                if nums.len() % 3 != 0 {
+                    return Err(bad(format!("{} point coordinates: not a whole number of 3-vectors", nums.len())));
+                }
+                f.points = nums.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+            }
+            "connectivity" => f.connectivity = integers(&nums, name)?,
+            "offsets" => f.offsets = integers(&nums, name)?,
+            "types" => {
+                f.types = integers(&nums, name)?
+                    .into_iter()
+                    .map(|t| u8::try_from(t).map_err(|_| bad(format!("cell type {t} is not a VTK cell type"))))
+                    .collect::<std::io::Result<_>>()?;
+            }
             _ if cell_data_at.is_some_and(|c| start > c) => {
                 let comps: usize = attr(tag, "NumberOfComponents").and_then(|v| v.parse().ok()).unwrap_or(1);
                 if nums.len() != n_cells * comps {
@@ -278,7 +331,10 @@ pub fn read_vtu(path: impl AsRef<Path>) -> io::Result<VtuFile> {
             f.types.len()
         )));
     }
-    if f.offsets.last().copied().unwrap_or(0) != f.connectivity.len() || f.connectivity.iter().any(|&p| p >= n_points) {
+    if f.offsets.last().copied().unwrap_or(0) != f.connectivity.len()
+        || f.offsets.windows(2).any(|w| w[0] > w[1])
+        || f.connectivity.iter().any(|&p| p >= n_points)
+    {
         return Err(bad("connectivity does not match offsets/points"));
     }
     Ok(f)
@@ -290,17 +346,20 @@ impl VtuFile {
         self.types.len()
     }
 
-    /// Bounding box of each cell (lower, upper corner).
+    /// Bounding box of each cell (lower, upper corner). Entries of a hand-made file that
+    /// point nowhere (offsets or connectivity out of range) are skipped, so such a cell's
+    /// box is empty (`+∞ … −∞`), not a panic.
     pub fn boxes(&self) -> Vec<([f64; 3], [f64; 3])> {
         (0..self.cells())
             .map(|c| {
-                let from = if c == 0 { 0 } else { self.offsets[c - 1] };
+                let from = if c == 0 { 0 } else { self.offsets.get(c - 1).copied().unwrap_or(0) };
+                let to = self.offsets.get(c).copied().unwrap_or(from);
                 let mut lo = [f64::INFINITY; 3];
                 let mut hi = [f64::NEG_INFINITY; 3];
-                for &p in &self.connectivity[from..self.offsets[c]] {
+                for p in self.connectivity.get(from..to).unwrap_or(&[]).iter().filter_map(|&p| self.points.get(p)) {
                     for a in 0..3 {
-                        lo[a] = lo[a].min(self.points[p][a]);
-                        hi[a] = hi[a].max(self.points[p][a]);
+                        lo[a] = lo[a].min(p[a]);
+                        hi[a] = hi[a].max(p[a]);
                     }
                 }
                 (lo, hi)
@@ -317,6 +376,12 @@ impl VtuFile {
     pub fn validate_leaf_tiling(&self, dim: usize, domain: [f64; 3]) -> Result<(), String> {
         let want_type = if dim == 2 { VTK_QUAD } else { VTK_HEXAHEDRON };
         let levels = self.cell_data.get("level").ok_or("no 'level' cell data")?;
+        if dim != 2 && dim != 3 {
+            return Err(format!("dimension {dim}: 2 or 3"));
+        }
+        if levels.len() < self.cells() {
+            return Err(format!("{} 'level' values for {} cells", levels.len(), self.cells()));
+        }
         let boxes = self.boxes();
         let eps = 1e-9;
         let mut volume = 0.0;
@@ -324,7 +389,11 @@ impl VtuFile {
             if self.types[c] != want_type {
                 return Err(format!("cell {c}: type {} instead of {want_type}", self.types[c]));
             }
-            let width = EDGE as f64 / (1u64 << levels[c] as u32) as f64;
+            let level = levels[c];
+            if !(0.0..MAX_LEVELS as f64).contains(&level) || level.fract() != 0.0 {
+                return Err(format!("cell {c}: level {level}, not 0 to {}", MAX_LEVELS - 1));
+            }
+            let width = EDGE as f64 / (1u64 << level as u32) as f64;
             let mut v = 1.0;
             for a in 0..dim {
                 if (hi[a] - lo[a] - width).abs() > eps || lo[a] < -eps || hi[a] > domain[a] + eps {

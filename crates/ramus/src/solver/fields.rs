@@ -10,6 +10,7 @@ use ramus_kernels::stream::{load_cell, Field};
 use ramus_kernels::{Dim, Real, VelocitySet};
 
 use crate::amr::MeshSnapshot;
+use crate::error::{Error, Result};
 
 /// Density and velocity on the cells of a uniform grid, x fastest.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,19 +24,21 @@ pub struct Fields {
 }
 
 impl Fields {
-    /// Linear index of cell `(i, j, k)`.
-    pub fn index(&self, i: usize, j: usize, k: usize) -> usize {
-        i + self.dims[0] * (j + self.dims[1] * k)
+    /// Linear index of cell `(i, j, k)` (x fastest); `None` outside the grid (an index
+    /// at or past `dims` on any axis).
+    pub fn index(&self, i: usize, j: usize, k: usize) -> Option<usize> {
+        let [nx, ny, nz] = self.dims;
+        (i < nx && j < ny && k < nz).then(|| i + nx * (j + ny * k))
     }
 
-    /// Velocity of cell `(i, j, k)`.
-    pub fn velocity(&self, i: usize, j: usize, k: usize) -> [f64; 3] {
-        self.u[self.index(i, j, k)]
+    /// Velocity of cell `(i, j, k)`; `None` outside the grid.
+    pub fn velocity(&self, i: usize, j: usize, k: usize) -> Option<[f64; 3]> {
+        self.u.get(self.index(i, j, k)?).copied()
     }
 
-    /// Density of cell `(i, j, k)`.
-    pub fn density(&self, i: usize, j: usize, k: usize) -> f64 {
-        self.rho[self.index(i, j, k)]
+    /// Density of cell `(i, j, k)`; `None` outside the grid.
+    pub fn density(&self, i: usize, j: usize, k: usize) -> Option<f64> {
+        self.rho.get(self.index(i, j, k)?).copied()
     }
 
     /// Total mass `Σ ρ` (cell volume 1).
@@ -76,10 +79,31 @@ impl LeafCells {
         self.rho.is_empty()
     }
 
-    /// Total fluid mass `Σ ρ Δx^D` over the non-solid cells, in root-cell volumes (`dim`
-    /// = 2 or 3).
-    pub fn mass(&self, dim: usize) -> f64 {
-        (0..self.len()).filter(|&k| !self.solid[k]).map(|k| self.rho[k] * self.width[k].powi(dim as i32)).sum()
+    /// Total fluid mass `Σ ρ Δx^D` over the non-solid cells, in root-cell volumes. An
+    /// [`Error::InvalidParameter`] if `dim` is not 2 or 3 or the vectors differ in length
+    /// (see [`Self::check_lengths`]).
+    pub fn mass(&self, dim: usize) -> Result<f64> {
+        if dim != 2 && dim != 3 {
+            return Err(Error::invalid("dim", dim, "2 or 3"));
+        }
+        self.check_lengths()?;
+        let dx = |w: f64| w.powi(dim as i32);
+        Ok(self.rho.iter().zip(&self.width).zip(&self.solid).filter(|(_, &s)| !s).map(|((r, &w), _)| r * dx(w)).sum())
+    }
+
+    /// Checks that every vector has one entry per cell (they are public and may be edited);
+    /// an [`Error::InvalidParameter`] giving the lengths otherwise.
+    pub fn check_lengths(&self) -> Result<()> {
+        let n = self.rho.len();
+        let lens = [self.center.len(), self.width.len(), self.level.len(), self.ghost.len(), self.solid.len(), self.u.len()];
+        if lens.iter().any(|&l| l != n) {
+            return Err(Error::invalid(
+                "leaf cells",
+                format!("center {}, width {}, level {}, ghost {}, solid {}, u {}, rho {n}", lens[0], lens[1], lens[2], lens[3], lens[4], lens[5]),
+                "vectors of one length (one entry per cell)",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -144,9 +168,11 @@ impl<Q: VelocitySet, F: Real> HostView<'_, Q, F> {
             for t in 0..m {
                 let c = self.center(b, t);
                 let (rho, u) = self.moments(b, t);
-                let idx = fields.index(c[0] as usize, c[1] as usize, if d == 3 { c[2] as usize } else { 0 });
-                fields.rho[idx] = rho;
-                fields.u[idx] = u;
+                // Root cells' centres lie inside the grid.
+                if let Some(idx) = fields.index(c[0] as usize, c[1] as usize, if d == 3 { c[2] as usize } else { 0 }) {
+                    fields.rho[idx] = rho;
+                    fields.u[idx] = u;
+                }
             }
         }
         fields
