@@ -26,32 +26,49 @@
 //!   paper's formula), adaptation share of the run time, blocks and cells per level, mass
 //!   drift, the largest change of the centreline profiles over the last lid pass
 //!   (steadiness), and with `--profile` the time per level and routine;
-//! - `cavity.vtu`: every leaf cell with `rho`, `u` and `level` (ParaView).
+//! - `cavity.vtu`: every leaf cell with `rho`, `u` and `level` (ParaView);
+//! - `config.toml`: the case as run (`--config` takes it back and reproduces the run);
+//!   `forest.toml`: the forest's [`ramus::ForestConfig`];
+//! - `checkpoint.ramus` with `--checkpoint-every N` (every N root steps and at the end)
+//!   and on SIGINT/SIGTERM; `--restart FILE` continues from it, `--passes`/`--steps`
+//!   still meaning the total from t = 0.
 //!
-//! Invalid input prints `error: <message>` and exits with status 2.
+//! `--config case.toml` reads any of the flags from a file (see `examples/cases/`);
+//! flags on the command line override it. Files are written atomically; the output
+//! folder is checked before the run.
+//!
+//! Exit status: 0 completed, 1 failed (device or files), 2 invalid input, 3 diverged (the
+//! stability guard stopped the run: only `summary.json` is written, with `"status":
+//! "diverged"` and the step, level and position), 130 interrupted by SIGINT/SIGTERM
+//! (checkpoint and outputs written, `"status": "interrupted"`).
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use indicatif::{ProgressBar, ProgressStyle};
 use ramus::cases::cavity::{Cavity, Centerlines, Profile};
 use ramus::{Backend, Criterion, Dim, Float, Forest, ForestConfig, Interpolation, LatticeKind, Precision, Refinement, VelocitySet};
 use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
+use serde::{Deserialize, Serialize};
+
+#[path = "support/mod.rs"]
+mod support;
+use support::{Chunker, Interrupt, Outcome, Progress, RunFlags};
 
 /// Default simulated time in lid passes. Measured at Re = 100 (n = 128, lid = 0.05,
 /// D2Q9): the centreline profiles change by < 1e-3 U_lid per pass after 10 passes; over
 /// the 20th pass by 4e-6 U_lid (f64) and 1.5e-5 U_lid (f32).
 const DEFAULT_PASSES: f64 = 20.0;
 
-/// Number of `advance` calls the run is split into (progress-bar updates).
-const CHUNKS: u64 = 200;
+/// The files a run writes (removed from the output folder before a new run starts).
+const RESULTS: [&str; 6] = ["centerline_u.csv", "centerline_v.csv", "summary.json", "cavity.vtu", "config.toml", "forest.toml"];
 
 /// Lid-driven cavity with the ramus lattice Boltzmann solver.
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Serialize, Deserialize)]
 #[command(about, long_about = None)]
+#[serde(deny_unknown_fields)]
 struct Args {
     /// Spatial dimension: 2 or 3.
     #[arg(long, default_value_t = 2)]
@@ -104,9 +121,21 @@ struct Args {
     /// Skip writing cavity.vtu (large for fine 3D runs: ASCII, one hexahedron per cell).
     #[arg(long)]
     no_vtu: bool,
+    /// Write OUT/checkpoint.ramus every this many root steps and at the end.
+    #[arg(long)]
+    checkpoint_every: Option<u64>,
     /// Output directory.
     #[arg(long, default_value = "out/cavity")]
     out: PathBuf,
+    #[command(flatten)]
+    #[serde(skip)]
+    run: RunFlags,
+}
+
+impl support::CaseArgs for Args {
+    fn run_flags(&mut self) -> &mut RunFlags {
+        &mut self.run
+    }
 }
 
 /// A validated run.
@@ -115,25 +144,39 @@ struct Setup {
     config: ForestConfig,
     lattice: LatticeKind,
     precision: Precision,
-    passes: f64,
+    steps: u64,
     out: PathBuf,
     profile: bool,
-    steps: Option<u64>,
     vtu: bool,
+    checkpoint_every: Option<u64>,
+    restart: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
-    match Args::parse().validate().and_then(|setup| dispatch(&setup)) {
-        Ok(()) => ExitCode::SUCCESS,
+    let setup = match support::load_args::<Args>().and_then(Args::validate) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            return ExitCode::from(support::exit_code_of(&e, true));
+        }
+    };
+    match dispatch(&setup) {
+        Ok(outcome) => {
+            if let Outcome::Diverged(why) = &outcome {
+                eprintln!("error: {why}");
+            }
+            ExitCode::from(outcome.exit_code())
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(support::exit_code_of(&e, false))
         }
     }
 }
 
 impl Args {
-    /// Converts the string flags with the library's parsers, which name what is wrong.
+    /// Converts the string flags with the library's parsers, which name what is wrong,
+    /// and prepares the output folder (before any simulation time is spent).
     fn validate(self) -> Result<Setup> {
         let default_lattice = if self.dim == 2 { "d2q9" } else { "d3q19" };
         let lattice = LatticeKind::for_dimension(self.dim, self.lattice.as_deref().unwrap_or(default_lattice))?;
@@ -157,25 +200,37 @@ impl Args {
         if !(self.passes.is_finite() && self.passes > 0.0) {
             bail!("invalid passes = {}: a finite number of lid passes > 0", self.passes);
         }
-        if self.steps == Some(0) {
-            bail!("invalid steps = 0: at least one root step");
+        let steps = self.steps.unwrap_or_else(|| cavity.steps_for_passes(self.passes));
+        if steps == 0 {
+            bail!(
+                "invalid {}: no root step to run (one lid pass is {} root steps)",
+                self.steps.map_or(format!("passes = {}", self.passes), |_| "steps = 0".to_string()),
+                cavity.steps_for_passes(1.0)
+            );
         }
+        if self.checkpoint_every == Some(0) {
+            bail!("invalid checkpoint_every = 0: at least 1 root step between checkpoints");
+        }
+        support::prepare_out(&self.out, &RESULTS)?;
+        support::write_case_file(&self.out, &self, "Lid-driven cavity (cargo run --release --example cavity)")?;
+        support::write_file(&self.out.join("forest.toml"), config.to_toml()?.as_bytes())?;
         Ok(Setup {
             cavity,
             config,
             lattice,
             precision,
-            passes: self.passes,
+            steps,
             out: self.out,
             profile: self.profile,
-            steps: self.steps,
             vtu: !self.no_vtu,
+            checkpoint_every: self.checkpoint_every,
+            restart: self.run.restart,
         })
     }
 }
 
 /// Picks the compile-time forest type for the run-time lattice and precision.
-fn dispatch(s: &Setup) -> Result<()> {
+fn dispatch(s: &Setup) -> Result<Outcome> {
     use LatticeKind as L;
     use Precision::{F32, F64};
     match (s.lattice, s.precision) {
@@ -188,90 +243,169 @@ fn dispatch(s: &Setup) -> Result<()> {
     }
 }
 
+/// What the run carries besides the forest, stored in its checkpoints (floats as bits,
+/// so a restart continues bitwise).
+#[derive(Default, Serialize, Deserialize)]
+struct History {
+    mass0: u64,
+    /// Centreline values (u then v) one lid pass before the end.
+    before_last_pass: Option<Vec<u64>>,
+}
+
+fn profile_bits(c: &Centerlines) -> Vec<u64> {
+    c.u.values.iter().chain(&c.v.values).map(|v| v.to_bits()).collect()
+}
+
+/// Builds the forest, or loads it from `--restart` (checking that it holds this case).
+fn start<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<(Forest<D, Q, F>, History)> {
+    let Some(path) = &s.restart else {
+        let mut forest = Forest::<D, Q, F>::new(s.config.clone())?;
+        let mass0 = forest.leaf_cells()?.mass(D::D)?;
+        return Ok((forest, History { mass0: mass0.to_bits(), before_last_pass: None }));
+    };
+    let (forest, data) = Forest::<D, Q, F>::restart_with(path, s.config.backend)?;
+    let mut saved = forest.config().clone();
+    saved.backend = s.config.backend;
+    if saved != s.config {
+        bail!(
+            "the checkpoint {} holds another case than the flags and case file describe (compare its run's \
+             config.toml): restart with the same parameters",
+            path.display()
+        );
+    }
+    if forest.steps() > s.steps {
+        bail!("the checkpoint {} is at root step {}, past the {} steps asked for", path.display(), forest.steps(), s.steps);
+    }
+    let history = serde_json::from_slice(&data).with_context(|| format!("the cavity history in {}", path.display()))?;
+    Ok((forest, history))
+}
+
 /// Runs the cavity on a `Forest<D, Q, F>`, prints a summary and writes the outputs.
-fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<()> {
-    let mut forest = Forest::<D, Q, F>::new(s.config.clone())?;
+fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> {
+    let interrupt = Interrupt::install()?;
+    let (mut forest, mut history) = start::<D, Q, F>(s)?;
     forest.set_profiling(s.profile);
-    let steps = s.steps.unwrap_or_else(|| s.cavity.steps_for_passes(s.passes));
+    let steps = s.steps;
     let dim = D::D;
-    let mass0 = forest.leaf_cells()?.mass(dim);
+    let first_step = forest.steps();
+    let checkpoint = support::checkpoint_path(&s.out);
+    let save = |forest: &mut Forest<D, Q, F>, history: &History| -> Result<()> {
+        forest.checkpoint_with(&checkpoint, &serde_json::to_vec(history)?)?;
+        Ok(())
+    };
 
     // Advance in chunks; stop once more at one pass before the end to measure how much
     // the profiles still change over the last pass.
     let last_pass = steps.saturating_sub(s.cavity.steps_for_passes(1.0));
-    let chunk = steps.div_ceil(CHUNKS).max(1);
-    let bar = progress_bar(steps);
-    let mut before_last_pass = None;
+    let mut progress = Progress::new(steps, first_step);
+    let mut chunker = Chunker::new();
+    let mut outcome = Outcome::Completed;
     while forest.steps() < steps {
+        if interrupt.requested() {
+            outcome = Outcome::Interrupted;
+            break;
+        }
         let done = forest.steps();
-        if done == last_pass {
-            before_last_pass = Some(centerlines(&s.cavity, &mut forest)?);
+        if done == last_pass && history.before_last_pass.is_none() {
+            history.before_last_pass = Some(profile_bits(&centerlines(&s.cavity, &mut forest)?));
         }
-        let mut next = (done + chunk).min(steps);
+        let mut n = chunker.next(steps - done, 1);
         if done < last_pass {
-            next = next.min(last_pass);
+            n = n.min(last_pass - done);
         }
-        forest.advance(next - done)?;
-        bar.set_position(next);
-        bar.set_message(format!("{:.1} MLUPS, blocks {:?}", forest.mlups(), forest.blocks_per_level()));
+        if let Some(k) = s.checkpoint_every {
+            n = n.min(k - done % k);
+        }
+        let t = Instant::now();
+        match forest.advance(n) {
+            Ok(()) => {}
+            Err(e @ ramus::Error::Diverged { .. }) => {
+                outcome = Outcome::Diverged(e.to_string());
+                break;
+            }
+            Err(e) => return Err(e.into()),
+        }
+        chunker.record(n, t.elapsed());
+        if s.checkpoint_every.is_some_and(|k| forest.steps() % k == 0) {
+            save(&mut forest, &history)?;
+        }
+        let passes = forest.steps() as f64 * s.cavity.lid / s.cavity.n as f64;
+        progress.update(forest.steps(), &format!("{passes:.2} lid passes"), forest.mlups());
     }
-    bar.finish();
+    progress.finish();
 
+    // The last steps since the guard's previous check: checked before anything is saved.
+    if let Outcome::Completed | Outcome::Interrupted = outcome {
+        match forest.check_health() {
+            Ok(()) => {}
+            Err(e @ ramus::Error::Diverged { .. }) => outcome = Outcome::Diverged(e.to_string()),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if matches!(outcome, Outcome::Interrupted) || (outcome == Outcome::Completed && s.checkpoint_every.is_some()) {
+        save(&mut forest, &history)?;
+    }
     let lines = centerlines(&s.cavity, &mut forest)?;
     let cells = forest.leaf_cells()?;
-    let change = before_last_pass.map_or(f64::NAN, |b| max_change(&b, &lines));
-    let mass_drift = (cells.mass(dim) - mass0) / mass0;
+    let finite = cells.u.iter().flatten().chain(&cells.rho).all(|v| v.is_finite())
+        && lines.u.values.iter().chain(&lines.v.values).all(|v| v.is_finite());
+    if !finite && outcome == Outcome::Completed {
+        // The guard checks every `guard.every` root steps; the last few may not be checked.
+        outcome = Outcome::Diverged(format!(
+            "the solution is not finite at root step {} (lower the Reynolds number or the lid speed, or add cells)",
+            forest.steps()
+        ));
+    }
+    // Results only of a run the guard did not stop (the field of a diverged run may be
+    // finite but supersonic: not a solution).
+    let finite = finite && !matches!(outcome, Outcome::Diverged(_));
+    let before = history.before_last_pass.as_ref().map(|b| b.iter().map(|&x| f64::from_bits(x)).collect::<Vec<_>>());
+    let now: Vec<f64> = lines.u.values.iter().chain(&lines.v.values).copied().collect();
+    let change = match &before {
+        Some(b) if forest.steps() == steps => {
+            support::max_propagating_nan(b.iter().zip(&now).map(|(x, y)| (x - y).abs()))
+        }
+        _ => f64::NAN,
+    };
+    let mass0 = f64::from_bits(history.mass0);
+    let mass_drift = (cells.mass(dim)? - mass0) / mass0;
     let t = forest.timings().clone();
     let secs = t.stepping.as_secs_f64();
     let mlups = t.mlups();
-    if !cells.u.iter().flatten().all(|u| u.is_finite()) {
-        eprintln!(
-            "warning: the solution is not finite (unstable): \
-             lower the Reynolds number or the lid speed, or add cells"
-        );
-    }
 
     let c = &s.cavity;
     let r = &s.config.refinement;
+    let done = forest.steps();
     println!(
         "cavity {}D {} {}: n = {}, Re = {}, lid = {}, tau = {:.4}, levels = {}",
         c.dim, s.lattice, s.precision, c.n, c.re, c.lid, forest.tau(), r.levels
     );
     println!("backend: {} ({})", forest.backend(), forest.device_name());
-    println!("lid passes: {:.3}, steps: {steps}, time in advance: {secs:.2} s", steps as f64 * c.lid / c.n as f64);
+    println!(
+        "lid passes: {:.3}, steps: {done} of {steps}{}, time in advance: {secs:.2} s",
+        done as f64 * c.lid / c.n as f64,
+        if first_step > 0 { format!(" (restarted at {first_step})") } else { String::new() }
+    );
     println!("MLUPS (AMR-aware): {mlups:.1}");
     println!("blocks per level: {:?}, leaf cells per level: {:?}", forest.blocks_per_level(), forest.cells_per_level());
     println!(
-        "adaptation: {} calls, {:.3} s, {:.2}% of the run time",
+        "adaptation: {} calls, {:.3} s, {:.2}% of the run time; stability guard: {:.3} s, {:.2}%",
         t.adapt.count,
         t.adapt.total().as_secs_f64(),
-        100.0 * t.adaptation_share()
+        100.0 * t.adaptation_share(),
+        t.guard.as_secs_f64(),
+        100.0 * t.guard.as_secs_f64() / (secs + t.adapt.total().as_secs_f64()).max(1e-12)
     );
     if s.profile {
-        for (l, lt) in t.levels.iter().enumerate() {
-            println!(
-                "  level {l}: interpolate {:.3} s, collide+stream {:.3} s, average {:.3} s",
-                lt.interpolate.as_secs_f64(),
-                lt.stream_collide.as_secs_f64(),
-                lt.average.as_secs_f64()
-            );
-        }
-        let a = &t.adapt;
-        println!(
-            "  adaptation: synchronise {:.3} s, criterion {:.3} s, mesh {:.3} s, fill {:.3} s",
-            a.synchronize.as_secs_f64(),
-            a.criterion.as_secs_f64(),
-            a.mesh.as_secs_f64(),
-            a.fill.as_secs_f64()
-        );
-        let steps: Vec<String> = a.mesh_steps.iter().map(|(n, d)| format!("{n} {:.4}", d.as_secs_f64())).collect();
-        println!("  mesh routine steps (s): {}", steps.join(", "));
+        print_profile(&t);
     }
-    println!("mass drift: {mass_drift:.3e}");
-    println!("change over the last pass: {change:.2e} U_lid");
-    let ghia = ghia_deviation(c, &lines);
-    if let Some((du, dv)) = ghia {
-        println!("max deviation from Ghia et al. (1982): u {du:.4} U_lid, v {dv:.4} U_lid");
+    let ghia = if finite { ghia_deviation(c, &lines) } else { None };
+    if finite {
+        println!("mass drift: {mass_drift:.3e}");
+        println!("change over the last pass: {change:.2e} U_lid");
+        if let Some((du, dv)) = ghia {
+            println!("max deviation from Ghia et al. (1982): u {du:.4} U_lid, v {dv:.4} U_lid");
+        }
     }
 
     let levels: Vec<serde_json::Value> = t
@@ -285,7 +419,14 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<()> {
             })
         })
         .collect();
+    let error = match &outcome {
+        Outcome::Diverged(why) => Some(why.clone()),
+        _ => None,
+    };
+    // serde_json writes non-finite numbers as null: a diverged run never reads as converged.
     let summary = serde_json::json!({
+        "status": outcome.status(),
+        "error": error,
         "backend": forest.backend().to_string(),
         "device": forest.device_name(),
         "lattice": s.lattice.to_string(),
@@ -299,27 +440,55 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<()> {
         "refine_every": r.every,
         "criterion": r.criterion,
         "interpolation": r.interpolation,
-        "passes": steps as f64 * c.lid / c.n as f64,
-        "steps": steps,
+        "passes": done as f64 * c.lid / c.n as f64,
+        "steps": done,
+        "steps_requested": steps,
+        "restarted_at_step": (first_step > 0).then_some(first_step),
         "wall_seconds": secs,
         "mlups": mlups,
         "adaptations": t.adapt.count,
         "adaptation_seconds": t.adapt.total().as_secs_f64(),
         "adaptation_share": t.adaptation_share(),
+        "guard_seconds": t.guard.as_secs_f64(),
         "blocks_per_level": forest.blocks_per_level(),
         "leaf_cells_per_level": forest.cells_per_level(),
         "profile": if s.profile { serde_json::Value::Array(levels) } else { serde_json::Value::Null },
-        "mass_drift": mass_drift,
+        "mass_drift": if finite { mass_drift } else { f64::NAN },
         "last_pass_change": change,
         "ghia_max_deviation": ghia.map(|(u, v)| serde_json::json!({ "u": u, "v": v })),
     });
-    write_outputs(&s.out, c.dim, &lines, &summary)?;
-    if s.vtu {
-        let vtu = s.out.join("cavity.vtu");
-        ramus::output::write_leaf_cells_vtu(&vtu, dim, &cells).with_context(|| format!("writing {}", vtu.display()))?;
+    // A diverged run writes only its summary: no file with non-finite numbers.
+    if finite {
+        write_centerlines(s, &lines)?;
+        if s.vtu {
+            ramus::output::write_leaf_cells_vtu(s.out.join("cavity.vtu"), dim, &cells)?;
+        }
     }
-    println!("wrote {}", s.out.display());
-    Ok(())
+    support::write_json(&s.out.join("summary.json"), &summary)?;
+    println!("wrote {} ({})", s.out.display(), outcome.status());
+    Ok(outcome)
+}
+
+/// Prints the time per level and routine (`--profile`).
+fn print_profile(t: &ramus::Timings) {
+    for (l, lt) in t.levels.iter().enumerate() {
+        println!(
+            "  level {l}: interpolate {:.3} s, collide+stream {:.3} s, average {:.3} s",
+            lt.interpolate.as_secs_f64(),
+            lt.stream_collide.as_secs_f64(),
+            lt.average.as_secs_f64()
+        );
+    }
+    let a = &t.adapt;
+    println!(
+        "  adaptation: synchronise {:.3} s, criterion {:.3} s, mesh {:.3} s, fill {:.3} s",
+        a.synchronize.as_secs_f64(),
+        a.criterion.as_secs_f64(),
+        a.mesh.as_secs_f64(),
+        a.fill.as_secs_f64()
+    );
+    let steps: Vec<String> = a.mesh_steps.iter().map(|(n, d)| format!("{n} {:.4}", d.as_secs_f64())).collect();
+    println!("  mesh routine steps (s): {}", steps.join(", "));
 }
 
 /// Ghia, Ghia & Shin (1982), J. Comput. Phys. 48:387-411, Tables I and II (2D only).
@@ -345,7 +514,7 @@ fn ghia_deviation(c: &Cavity, lines: &Centerlines) -> Option<(f64, f64)> {
             if s <= 0.0 || s >= 1.0 || (re == 400 && column.starts_with('v') && (s - 0.9063).abs() < 1e-9) {
                 continue;
             }
-            w = w.max((p.at(s) - value).abs());
+            w = w.max((p.at(s).ok()? - value).abs());
         }
         Some(w)
     };
@@ -358,38 +527,15 @@ fn centerlines<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(c: &Cavity, forest: &m
     Ok(c.centerlines_sampled(per_side, |p| forest.sample(p).map(|v| v.into_iter().map(|(_, u)| u).collect()))?)
 }
 
-/// Progress over steps with elapsed time, ETA and the current MLUPS (in the message).
-fn progress_bar(steps: u64) -> ProgressBar {
-    let style = ProgressStyle::with_template(
-        "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} steps, ETA {eta}, {msg}",
-    )
-    .expect("valid template")
-    .progress_chars("=> ");
-    ProgressBar::new(steps).with_style(style).with_message("- MLUPS")
-}
-
-/// Largest pointwise difference between two sets of centreline profiles.
-fn max_change(a: &Centerlines, b: &Centerlines) -> f64 {
-    let diff = |p: &Profile, q: &Profile| {
-        p.values.iter().zip(&q.values).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
-    };
-    diff(&a.u, &b.u).max(diff(&a.v, &b.v))
-}
-
-/// Writes the two centreline CSV files and `summary.json` into `dir`.
-fn write_outputs(dir: &Path, dim: u32, lines: &Centerlines, summary: &serde_json::Value) -> Result<()> {
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let (u_head, v_head) = if dim == 2 { ("y,u", "x,v") } else { ("z,u", "x,w") };
+/// Writes the two centreline CSV files, atomically.
+fn write_centerlines(s: &Setup, lines: &Centerlines) -> Result<()> {
+    let (u_head, v_head) = if s.cavity.dim == 2 { ("y,u", "x,v") } else { ("z,u", "x,w") };
     for (name, head, p) in [("centerline_u.csv", u_head, &lines.u), ("centerline_v.csv", v_head, &lines.v)] {
         let mut csv = format!("{head}\n");
         for (x, v) in p.coords.iter().zip(&p.values) {
             csv += &format!("{x},{v}\n");
         }
-        let path = dir.join(name);
-        fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
+        support::write_file(&s.out.join(name), csv.as_bytes())?;
     }
-    let path = dir.join("summary.json");
-    fs::write(&path, serde_json::to_string_pretty(summary)? + "\n")
-        .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }

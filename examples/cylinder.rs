@@ -24,26 +24,39 @@
 //!   blocks and cells per level;
 //! - `cylinder.vtu`: every leaf cell with `rho`, `u`, `level` and `solid` (ParaView).
 //!
-//! Invalid input prints `error: <message>` and exits with status 2.
+//! Also `config.toml` (the case as run: `--config` takes it back), `forest.toml` (the
+//! forest's [`ramus::ForestConfig`]) and, with `--checkpoint-every N` or on SIGINT/SIGTERM,
+//! `checkpoint.ramus` (`--restart` continues from it; `--time` stays the total).
+//!
+//! Exit status: 0 completed, 1 failed (device or files), 2 invalid input, 3 diverged (the
+//! stability guard stopped the run; only `summary.json` and `forces.csv` are written, with
+//! `"status": "diverged"`), 130 interrupted (checkpoint and outputs written).
 
-use std::fs;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use indicatif::{ProgressBar, ProgressStyle};
 use ramus::cases::cylinder::Cylinder;
 use ramus::cases::shedding::{mean_over_periods, strouhal};
 use ramus::{Backend, Float, Forest, ForestConfig, Interpolation, Precision, D2, D2Q9};
+use serde::{Deserialize, Serialize};
+
+#[path = "support/mod.rs"]
+mod support;
+use support::{Interrupt, Outcome, Progress, RunFlags};
 
 /// Root steps between force samples (the paper's sampling interval).
 const SAMPLE_EVERY: u64 = 16;
 
+/// The files a run writes (removed from the output folder before a new run starts).
+const RESULTS: [&str; 5] = ["forces.csv", "summary.json", "cylinder.vtu", "config.toml", "forest.toml"];
+
 /// Flow past a square cylinder with the ramus lattice Boltzmann solver.
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Serialize, Deserialize)]
 #[command(about, long_about = None)]
+#[serde(deny_unknown_fields)]
 struct Args {
     /// Root-level cells along the domain length 32 D (a multiple of 64).
     #[arg(long, default_value_t = 256)]
@@ -81,9 +94,21 @@ struct Args {
     /// Skip writing cylinder.vtu.
     #[arg(long)]
     no_vtu: bool,
+    /// Write OUT/checkpoint.ramus every this many root steps and at the end.
+    #[arg(long)]
+    checkpoint_every: Option<u64>,
     /// Output directory.
     #[arg(long, default_value = "out/cylinder")]
     out: PathBuf,
+    #[command(flatten)]
+    #[serde(skip)]
+    run: RunFlags,
+}
+
+impl support::CaseArgs for Args {
+    fn run_flags(&mut self) -> &mut RunFlags {
+        &mut self.run
+    }
 }
 
 /// A validated run.
@@ -93,19 +118,35 @@ struct Setup {
     precision: Precision,
     time: f64,
     window: f64,
+    steps: u64,
     out: PathBuf,
     vtu: bool,
+    checkpoint_every: Option<u64>,
+    restart: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
-    match Args::parse().validate().and_then(|s| match s.precision {
-        Precision::F32 => run::<f32>(&s),
-        Precision::F64 => run::<f64>(&s),
-    }) {
-        Ok(()) => ExitCode::SUCCESS,
+    let setup = match support::load_args::<Args>().and_then(Args::validate) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            return ExitCode::from(support::exit_code_of(&e, true));
+        }
+    };
+    let result = match setup.precision {
+        Precision::F32 => run::<f32>(&setup),
+        Precision::F64 => run::<f64>(&setup),
+    };
+    match result {
+        Ok(outcome) => {
+            if let Outcome::Diverged(why) = &outcome {
+                eprintln!("error: {why}");
+            }
+            ExitCode::from(outcome.exit_code())
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(support::exit_code_of(&e, false))
         }
     }
 }
@@ -126,26 +167,80 @@ impl Args {
         if !(self.time.is_finite() && self.time > 0.0) {
             bail!("invalid time = {}: a finite time > 0 (in D/U0)", self.time);
         }
+        let steps = case.steps_for(self.time);
+        if steps < SAMPLE_EVERY {
+            bail!(
+                "invalid time = {}: {steps} root steps, fewer than one force sample ({SAMPLE_EVERY} root steps = {} D/U0)",
+                self.time,
+                case.time(SAMPLE_EVERY)
+            );
+        }
         if !(self.window.is_finite() && self.window > 0.0 && self.window <= self.time) {
             bail!("invalid window = {}: 0 < window <= time = {} (in D/U0)", self.window, self.time);
         }
+        if self.checkpoint_every == Some(0) {
+            bail!("invalid checkpoint_every = 0: at least 1 root step between checkpoints");
+        }
+        let precision = self.precision.parse()?;
+        support::prepare_out(&self.out, &RESULTS)?;
+        support::write_case_file(&self.out, &self, "Flow past a square cylinder (cargo run --release --example cylinder)")?;
+        support::write_file(&self.out.join("forest.toml"), config.to_toml()?.as_bytes())?;
         Ok(Setup {
             case,
             config,
-            precision: self.precision.parse()?,
+            precision,
             time: self.time,
             window: self.window,
+            steps,
             out: self.out,
             vtu: !self.no_vtu,
+            checkpoint_every: self.checkpoint_every,
+            restart: self.run.restart,
         })
     }
 }
 
-fn run<F: Float>(s: &Setup) -> Result<()> {
+/// The force history, stored in checkpoints (floats as bits: a restart continues
+/// bitwise).
+#[derive(Default, Serialize, Deserialize)]
+struct History {
+    t: Vec<u64>,
+    cd: Vec<u64>,
+    cl: Vec<u64>,
+}
+
+/// Builds and initialises the forest, or loads it from `--restart` (checking that it
+/// holds this case).
+fn start<F: Float>(s: &Setup) -> Result<(Forest<D2, D2Q9, F>, History)> {
     let c = &s.case;
-    let mut forest = Forest::<D2, D2Q9, F>::new(s.config.clone())?;
-    forest.initialize(|x| c.initial_state(x))?;
-    let steps = c.steps_for(s.time);
+    let Some(path) = &s.restart else {
+        let mut forest = Forest::<D2, D2Q9, F>::new(s.config.clone())?;
+        forest.initialize(|x| c.initial_state(x))?;
+        return Ok((forest, History::default()));
+    };
+    let (forest, data) = Forest::<D2, D2Q9, F>::restart_with(path, s.config.backend)?;
+    let mut saved = forest.config().clone();
+    saved.backend = s.config.backend;
+    if saved != s.config {
+        bail!(
+            "the checkpoint {} holds another case than the flags and case file describe (compare its run's \
+             config.toml): restart with the same parameters",
+            path.display()
+        );
+    }
+    if forest.steps() > s.steps {
+        bail!("the checkpoint {} is at root step {}, past the {} steps asked for", path.display(), forest.steps(), s.steps);
+    }
+    let history = serde_json::from_slice(&data).with_context(|| format!("the force history in {}", path.display()))?;
+    Ok((forest, history))
+}
+
+fn run<F: Float>(s: &Setup) -> Result<Outcome> {
+    let c = &s.case;
+    let interrupt = Interrupt::install()?;
+    let (mut forest, mut history) = start::<F>(s)?;
+    let steps = s.steps;
+    let first_step = forest.steps();
     println!(
         "cylinder: root {} x {} (D = {} root cells, height {} D), {} levels, Re {}, U0 {}, {} interpolation, {} on {}",
         c.root,
@@ -159,43 +254,103 @@ fn run<F: Float>(s: &Setup) -> Result<()> {
         F::NAME,
         forest.device_name()
     );
-    let bar = ProgressBar::new(steps);
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} root steps  {msg}  [{elapsed_precise} < {eta_precise}]")?);
-    let (mut t, mut cd, mut cl) = (Vec::new(), Vec::new(), Vec::new());
+    let checkpoint = support::checkpoint_path(&s.out);
+    let save = |forest: &mut Forest<D2, D2Q9, F>, history: &History| -> Result<()> {
+        forest.checkpoint_with(&checkpoint, &serde_json::to_vec(history)?)?;
+        Ok(())
+    };
+    let mut progress = Progress::new(steps, first_step);
     let start = Instant::now();
-    let mut done = 0;
-    while done < steps {
-        let n = SAMPLE_EVERY.min(steps - done);
-        forest.advance(n)?;
-        done += n;
-        let (d, l) = c.coefficients(forest.force(Some(0))?);
-        if !(d.is_finite() && l.is_finite()) {
-            bail!("the solution diverged at t = {:.2} D/U0 (C_D = {d}); try more cells or a lower Reynolds number", c.time(done));
+    let mut outcome = Outcome::Completed;
+    // Advance to each force sample (every SAMPLE_EVERY root steps and the last step) and
+    // to each checkpoint.
+    while forest.steps() < steps {
+        if interrupt.requested() {
+            outcome = Outcome::Interrupted;
+            break;
         }
-        t.push(c.time(done));
-        cd.push(d);
-        cl.push(l);
-        bar.set_position(done);
-        bar.set_message(format!("t = {:.1}  C_D = {d:.4}  C_L = {l:+.4}", c.time(done)));
+        let done = forest.steps();
+        let mut n = (SAMPLE_EVERY - done % SAMPLE_EVERY).min(steps - done);
+        if let Some(k) = s.checkpoint_every {
+            n = n.min(k - done % k);
+        }
+        match forest.advance(n) {
+            Ok(()) => {}
+            Err(e @ ramus::Error::Diverged { .. }) => {
+                outcome = Outcome::Diverged(e.to_string());
+                break;
+            }
+            Err(e) => return Err(e.into()),
+        }
+        let done = forest.steps();
+        if done % SAMPLE_EVERY == 0 || done == steps {
+            let (d, l) = c.coefficients(forest.force(Some(0))?);
+            if !(d.is_finite() && l.is_finite()) {
+                outcome = Outcome::Diverged(format!(
+                    "the force on the cylinder is not finite at root step {done} (t = {:.2} D/U0, C_D = {d}); \
+                     try more cells or a lower Reynolds number",
+                    c.time(done)
+                ));
+                break;
+            }
+            history.t.push(c.time(done).to_bits());
+            history.cd.push(d.to_bits());
+            history.cl.push(l.to_bits());
+            progress.update(done, &format!("t = {:.1} D/U0, C_D = {d:.4}, C_L = {l:+.4}", c.time(done)), forest.mlups());
+        }
+        if s.checkpoint_every.is_some_and(|k| done % k == 0) {
+            save(&mut forest, &history)?;
+        }
     }
     let wall = start.elapsed().as_secs_f64();
-    bar.finish();
+    progress.finish();
+    // The last steps since the guard's previous check: checked before anything is saved.
+    if let Outcome::Completed | Outcome::Interrupted = outcome {
+        match forest.check_health() {
+            Ok(()) => {}
+            Err(e @ ramus::Error::Diverged { .. }) => outcome = Outcome::Diverged(e.to_string()),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if matches!(outcome, Outcome::Interrupted) || (outcome == Outcome::Completed && s.checkpoint_every.is_some()) {
+        save(&mut forest, &history)?;
+    }
+    let cells = forest.leaf_cells()?;
+    let finite = cells.u.iter().flatten().chain(&cells.rho).all(|v| v.is_finite());
+    if !finite && outcome == Outcome::Completed {
+        outcome = Outcome::Diverged(format!(
+            "the solution is not finite at root step {} (try more cells or a lower Reynolds number)",
+            forest.steps()
+        ));
+    }
+    let bits = |v: &[u64]| v.iter().map(|&x| f64::from_bits(x)).collect::<Vec<f64>>();
+    let (t, cd, cl) = (bits(&history.t), bits(&history.cd), bits(&history.cl));
 
-    // The averaging window: the last `window` time units.
+    // The averaging window: the last `window` time units (only of a completed run).
+    let completed = outcome == Outcome::Completed;
     let from = t.partition_point(|&x| x < s.time - s.window);
     let (tw, cdw, clw) = (&t[from..], &cd[from..], &cl[from..]);
-    let fit = strouhal(tw, clw);
+    let fit = if completed { strouhal(tw, clw).map_err(|e| e.to_string()) } else { Err(format!("run {}", outcome.status())) };
     let (st, cd_mean, periods) = match &fit {
-        Ok((st, f)) => (Some(*st), mean_over_periods(tw, cdw, f.frequency, f.periods.floor().max(1.0))?, Some(f.periods)),
-        Err(_) => (None, cdw.iter().sum::<f64>() / cdw.len().max(1) as f64, None),
+        Ok((st, f)) => (Some(*st), Some(mean_over_periods(tw, cdw, f.frequency, f.periods.floor().max(1.0))?), Some(f.periods)),
+        Err(_) if completed && !cdw.is_empty() => (None, Some(cdw.iter().sum::<f64>() / cdw.len() as f64), None),
+        Err(_) => (None, None, None),
     };
     let timings = forest.timings();
+    let error = match &outcome {
+        Outcome::Diverged(why) => Some(why.clone()),
+        _ => None,
+    };
     let summary = serde_json::json!({
+        "status": outcome.status(),
+        "error": error,
         "case": c,
         "height_used_d": c.height,
         "time_d_over_u0": s.time,
         "window_d_over_u0": s.window,
-        "root_steps": steps,
+        "root_steps": forest.steps(),
+        "root_steps_requested": steps,
+        "restarted_at_step": (first_step > 0).then_some(first_step),
         "precision": F::NAME,
         "backend": forest.backend().to_string(),
         "device": forest.device_name(),
@@ -203,33 +358,35 @@ fn run<F: Float>(s: &Setup) -> Result<()> {
         "strouhal": st,
         "cl_amplitude": fit.as_ref().ok().map(|(_, f)| f.amplitude),
         "periods_in_window": periods,
-        "strouhal_error": fit.as_ref().err().map(|e| e.to_string()),
+        "strouhal_error": fit.as_ref().err(),
         "wall_time_s": wall,
         "stepping_time_s": timings.stepping.as_secs_f64(),
         "mlups": forest.mlups(),
         "adaptation_share": timings.adaptation_share(),
+        "guard_seconds": timings.guard.as_secs_f64(),
         "blocks_per_level": forest.blocks_per_level(),
         "cells_per_level": forest.cells_per_level(),
     });
-    println!(
-        "C_D = {cd_mean:.4} (mean over the last {} D/U0), St = {}, wall {wall:.1} s, {:.0} MLUPS, adaptation {:.2} %",
-        s.window,
-        st.map_or("n/a (no shedding in the window)".to_string(), |v| format!("{v:.4}")),
-        forest.mlups(),
-        100.0 * timings.adaptation_share()
-    );
-    fs::create_dir_all(&s.out).with_context(|| format!("creating {}", s.out.display()))?;
+    if completed {
+        println!(
+            "C_D = {} (mean over the last {} D/U0), St = {}, wall {wall:.1} s, {:.0} MLUPS, adaptation {:.2} %",
+            cd_mean.map_or("n/a".to_string(), |v| format!("{v:.4}")),
+            s.window,
+            st.map_or("n/a (no shedding in the window)".to_string(), |v| format!("{v:.4}")),
+            forest.mlups(),
+            100.0 * timings.adaptation_share()
+        );
+    }
+    // The samples are finite (checked as they are taken); the field only if `finite`.
     let mut csv = String::from("t,cd,cl\n");
     for k in 0..t.len() {
         csv += &format!("{:.6},{:.8},{:.8}\n", t[k], cd[k], cl[k]);
     }
-    fs::write(s.out.join("forces.csv"), csv).context("writing forces.csv")?;
-    fs::write(s.out.join("summary.json"), serde_json::to_string_pretty(&summary)? + "\n").context("writing summary.json")?;
-    if s.vtu {
-        let cells = forest.leaf_cells()?;
-        let vtu = s.out.join("cylinder.vtu");
-        ramus::output::write_leaf_cells_vtu(&vtu, 2, &cells).with_context(|| format!("writing {}", vtu.display()))?;
+    support::write_file(&s.out.join("forces.csv"), csv.as_bytes())?;
+    if s.vtu && finite && !matches!(outcome, Outcome::Diverged(_)) {
+        ramus::output::write_leaf_cells_vtu(s.out.join("cylinder.vtu"), 2, &cells)?;
     }
-    println!("wrote {}", s.out.display());
-    Ok(())
+    support::write_json(&s.out.join("summary.json"), &summary)?;
+    println!("wrote {} ({})", s.out.display(), outcome.status());
+    Ok(outcome)
 }

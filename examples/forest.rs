@@ -14,7 +14,12 @@
 //! cargo run --release --example forest -- --dim 3 --levels 4 --root 32 --backend cuda --out out/forest3
 //! ```
 //!
-//! Invalid input or a failed step prints `error: <message>` and exits with status 2.
+//! `--config case.toml` reads any of the flags from a file (flags override it); the run
+//! writes the values it used to `OUT/config.toml`. The output folder is checked before
+//! the mesh is built; files are written atomically.
+//!
+//! Exit status: 0 done, 2 invalid input, 1 a failed step (device, files, a forest that
+//! fails its check).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,13 +33,18 @@ use ramus::amr::BlockGeometry;
 use ramus::kernels::amr::{MARK_COARSEN, MARK_NONE, MARK_REFINE};
 use ramus::output::write_leaf_blocks_vtu;
 use ramus::{Backend, Boundary, Dim, D2, D3};
+use serde::{Deserialize, Serialize};
+
+#[path = "support/mod.rs"]
+mod support;
 
 /// Radius of the circle/sphere, in box lengths.
 pub const RADIUS: f64 = 0.15;
 
 /// Adaptive forest around a circle or sphere, written as VTU.
-#[derive(Parser, Debug, Clone)]
+#[derive(Parser, Debug, Clone, Serialize, Deserialize)]
 #[command(about, long_about = None)]
+#[serde(deny_unknown_fields)]
 pub struct Args {
     /// Spatial dimension: 2 or 3.
     #[arg(long, default_value_t = 2)]
@@ -54,6 +64,15 @@ pub struct Args {
     /// Pool size in blocks [default: an estimate from the sphere's surface].
     #[arg(long)]
     pub capacity: Option<usize>,
+    #[command(flatten)]
+    #[serde(skip)]
+    pub run: support::RunFlags,
+}
+
+impl support::CaseArgs for Args {
+    fn run_flags(&mut self) -> &mut support::RunFlags {
+        &mut self.run
+    }
 }
 
 /// What a run produced.
@@ -95,21 +114,54 @@ impl Summary {
 
 #[allow(dead_code)]
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
+    let args = match support::load_args::<Args>() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::from(support::EXIT_INVALID);
+        }
+    };
+    let device = match validate(&args) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::from(support::EXIT_INVALID);
+        }
+    };
+    match run_on(&args, device) {
         Ok(summary) => {
             println!("{}", summary.line(&args));
             ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            ExitCode::from(support::EXIT_FAILED)
         }
     }
 }
 
 /// Validates the arguments and runs the example (the integration test calls this too).
 pub fn run(args: &Args) -> Result<Summary> {
+    let device = validate(args)?;
+    run_on(args, device)
+}
+
+/// Runs a validated case.
+fn run_on(args: &Args, device: Device) -> Result<Summary> {
+    match args.dim {
+        2 => run_dim::<D2>(args, device),
+        _ => run_dim::<D3>(args, device),
+    }
+}
+
+/// Validates the arguments, prepares the output folder and opens the device.
+fn validate(args: &Args) -> Result<Device> {
+    if args.run.restart.is_some() {
+        bail!("--restart: the forest example has no checkpoints (it builds its mesh in well under a second)");
+    }
+    if args.dim != 2 && args.dim != 3 {
+        bail!("invalid dim = {}: 2 or 3", args.dim);
+    }
     if args.root < 8 || args.root % 4 != 0 {
         bail!("invalid root = {}: a multiple of 4 (the block edge) and at least 8", args.root);
     }
@@ -118,12 +170,9 @@ pub fn run(args: &Args) -> Result<Summary> {
         bail!("invalid levels = {}: 1 to {max}", args.levels);
     }
     let backend: Backend = args.backend.parse()?;
-    let device = Device::new(backend)?;
-    match args.dim {
-        2 => run_dim::<D2>(args, device),
-        3 => run_dim::<D3>(args, device),
-        d => bail!("invalid dim = {d}: 2 or 3"),
-    }
+    support::prepare_out(&args.out, &["forest.vtu", support::CASE_FILE])?;
+    support::write_case_file(&args.out, args, "Adaptive forest (cargo run --release --example forest)")?;
+    Ok(Device::new(backend)?)
 }
 
 /// Blocks the refinement around the surface needs, generously: `2^D` children for each
@@ -197,7 +246,6 @@ fn run_dim<D: Dim>(args: &Args, device: Device) -> Result<Summary> {
 
     let s = mesh.snapshot()?;
     check(&s).context("the adapted forest is invalid")?;
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let vtu = args.out.join("forest.vtu");
     write_leaf_blocks_vtu(&vtu, &s).with_context(|| format!("writing {}", vtu.display()))?;
     let mut leaves = vec![0; args.levels];

@@ -11,7 +11,7 @@ use ramus::output::read_vtu;
 
 fn run(dim: u32, levels: usize, root: usize) {
     let out = std::env::temp_dir().join(format!("ramus-forest-example-{}-{dim}d", std::process::id()));
-    let args = forest::Args { dim, levels, out: out.clone(), backend: "cpu".into(), root, capacity: None };
+    let args = forest::Args { dim, levels, out: out.clone(), backend: "cpu".into(), root, capacity: None, run: Default::default() };
     let summary = forest::run(&args).unwrap_or_else(|e| panic!("{dim}D: {e:#}"));
     println!("{}", summary.line(&args));
     let f = read_vtu(out.join("forest.vtu")).unwrap();
@@ -46,6 +46,7 @@ fn bad_arguments_are_errors() {
         backend: "cpu".into(),
         root: 16,
         capacity: None,
+        run: Default::default(),
     };
     assert!(forest::run(&args).unwrap_err().to_string().contains("dim"));
     args.dim = 2;
