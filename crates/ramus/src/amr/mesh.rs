@@ -357,7 +357,6 @@ impl<D: Dim> Mesh<D> {
     /// O(log) times), at most `capacity`. IDs at or above `high_water` have never been
     /// used, so this never overwrites a block.
     pub(crate) fn prepare_ids(&mut self, upto: usize) -> Result<()> {
-        use crate::backend::memory::{try_collect, try_vec};
         let start = self.fresh.max(self.high_water);
         if upto <= start {
             return Ok(());
@@ -365,17 +364,17 @@ impl<D: Dim> Mesh<D> {
         let end = upto.max(start + start / 2).min(self.capacity);
         let n = end - start;
         let nb = D::NEIGHBORS;
-        let what = "the free state of new block IDs (host copy)";
         let dev = self.device.clone();
-        let minus_one = try_vec(what, -1i32, n)?;
-        dev.write(&mut self.level, start, &minus_one)?;
-        dev.write(&mut self.status, start, &try_vec(what, status::INACTIVE, n)?)?;
-        dev.write(&mut self.parent, start, &minus_one)?;
-        dev.write(&mut self.child, start, &minus_one)?;
-        let links = try_vec(what, N_SKIP, n.saturating_mul(nb))?;
-        dev.write(&mut self.nbr, start * nb, &links)?;
-        dev.write(&mut self.nbr_child, start * nb, &links)?;
-        let gaps = try_collect(what, n, (start as u32..end as u32).rev())?;
+        // The free state is −1 in every array that has one (a memset of 0xFF bytes, on the
+        // device: no host copy in the adaptation's critical path).
+        const _: () = assert!(status::INACTIVE == -1 && N_SKIP == -1);
+        for buf in [&mut self.level, &mut self.status, &mut self.parent, &mut self.child] {
+            dev.fill_bytes(buf, start, n, 0xFF)?;
+        }
+        dev.fill_bytes(&mut self.nbr, start * nb, n * nb, 0xFF)?;
+        dev.fill_bytes(&mut self.nbr_child, start * nb, n * nb, 0xFF)?;
+        let what = "the gap-set entries of new block IDs (host copy)";
+        let gaps = crate::backend::memory::try_collect(what, n, (start as u32..end as u32).rev())?;
         dev.write(&mut self.gaps, self.capacity - end, &gaps)?;
         self.fresh = end;
         Ok(())

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PinnedHostSlice,
-    PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DeviceSlice,
+    LaunchConfig, PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
@@ -168,6 +168,34 @@ impl Device {
             (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
                 let mut view = slice.slice_mut(range);
                 c.stream.memcpy_htod(data, &mut view).map_err(|e| driver_error("uploading", e))
+            }
+            _ => Err(mismatch()),
+        }
+    }
+
+    /// Sets every byte of `buf[offset..offset + n]` to `byte` on the device (a memset: e.g.
+    /// 0xFF makes every `i32` −1 without a host copy); an [`Error::InvalidParameter`] naming
+    /// the range if it does not lie inside the buffer.
+    pub fn fill_bytes<T: Elem>(&self, buf: &mut Buffer<T>, offset: usize, n: usize, byte: u8) -> Result<()> {
+        let range = checked_range("fill range", offset, n, buf.len())?;
+        if n == 0 {
+            return Ok(());
+        }
+        match (self, buf) {
+            (Device::Cpu, Buffer::Host(v)) => {
+                bytemuck::cast_slice_mut::<T, u8>(&mut v[range]).fill(byte);
+                Ok(())
+            }
+            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
+                c.stream.context().bind_to_thread().map_err(|e| driver_error("filling", e))?;
+                let mut view = slice.slice_mut(range);
+                let bytes = view.num_bytes();
+                let (ptr, _record) = view.device_ptr_mut(&c.stream);
+                // SAFETY: `ptr` addresses the `bytes` bytes of `view`, a checked range of a live
+                // allocation; the memset is ordered on the stream the buffer is used on, and
+                // `_record` keeps cudarc's event bookkeeping for the write.
+                unsafe { cudarc::driver::result::memset_d8_async(ptr, byte, bytes, c.stream.cu_stream()) }
+                    .map_err(|e| driver_error("filling", e))
             }
             _ => Err(mismatch()),
         }
