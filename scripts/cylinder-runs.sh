@@ -12,6 +12,9 @@ out=${OUT:-./gpu-out}
 time=${CYL_TIME:-240}
 mkdir -p "$out"
 field() { grep -o "\"$1\": [^,}]*" "$2" | head -1 | sed 's/.*: //'; }
+# A number rounded to $2 decimals ("n/a" for null or missing: the example writes a value
+# that is not available, e.g. no shedding in the window, as null).
+num() { awk -v v="$1" -v d="$2" 'BEGIN { if (v == "" || v == "null") print "n/a"; else printf "%.*f", d, v }'; }
 for spec in "$@"; do
     IFS=: read -r root levels interp height <<<"$spec"
     height=${height:-32}
@@ -21,11 +24,12 @@ for spec in "$@"; do
     if .gpu/cylinder --root "$root" --levels "$levels" --interp "$interp" --time "$time" --height "$height" --precision f64 \
         --backend cuda --no-vtu --out "$dir" >"$dir/run.log" 2>&1; then
         s="$dir/summary.json"
-        printf 'root %4s levels %s %-6s H %2s D  C_D %-8.5s St %-8.5s wall %7.1f s  MLUPS %6.0f  adapt %5.2f %%  cells %s\n' \
-            "$root" "$levels" "$interp" "$height" "$(field cd_mean "$s")" "$(field strouhal "$s")" "$(field wall_time_s "$s")" \
-            "$(field mlups "$s")" "$(awk -v a="$(field adaptation_share "$s")" 'BEGIN { print 100 * a }')" \
+        printf 'root %4s levels %s %-6s H %2s D  C_D %-7s St %-7s wall %7s s  MLUPS %6s  adapt %5s %%  cells %s\n' \
+            "$root" "$levels" "$interp" "$height" "$(num "$(field cd_mean "$s")" 4)" "$(num "$(field strouhal "$s")" 4)" \
+            "$(num "$(field wall_time_s "$s")" 1)" "$(num "$(field mlups "$s")" 0)" \
+            "$(awk -v a="$(field adaptation_share "$s")" 'BEGIN { printf "%.2f", 100 * a }')" \
             "$(tr -d ' \n' <"$s" | grep -o '"cells_per_level":\[[^]]*\]' | sed 's/.*://')" | tee -a "$out/cylinder.txt"
     else
-        echo "root $root levels $levels $interp: FAILED after $((SECONDS - start)) s: $(tail -c 300 "$dir/run.log")" | tee -a "$out/cylinder.txt"
+        echo "root $root levels $levels $interp: FAILED (exit status $?, see the example's exit codes) after $((SECONDS - start)) s: $(tail -c 300 "$dir/run.log")" | tee -a "$out/cylinder.txt"
     fi
 done

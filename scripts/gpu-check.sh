@@ -207,6 +207,25 @@ run() {
                 "$bundle_dir/cavity" --dim 2 --n 128 --levels 4 --re 1000 --lid 0.05 --n-start -3 --n-inc 1 \
                 --steps 8192 --precision f32 --backend cuda --no-vtu --out "$out/amr2d"
         fi
+        # The example's checkpoints on the GPU (2D cavity, 3 adaptive levels, f64): run to
+        # step 2000, versus run to 1000 with a checkpoint and restarted to 2000 on CUDA and
+        # on the CPU: the centrelines and the field must be byte-identical.
+        if [[ ${GPU_CHECK_SKIP_RESTART:-0} != 1 ]]; then
+            step "restart" "$out/restart.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" bash -c '
+                set -e
+                c=$1 o=$2
+                f="--n 64 --levels 3 --re 1000 --lid 0.1 --refine-every 16 --precision f64"
+                $c $f --steps 2000 --backend cuda --out $o/full
+                $c $f --steps 1000 --checkpoint-every 1000 --backend cuda --out $o/half
+                $c $f --steps 2000 --restart $o/half/checkpoint.ramus --backend cuda --out $o/cuda
+                $c $f --steps 2000 --restart $o/half/checkpoint.ramus --backend cpu --out $o/cpu
+                for d in cuda cpu; do
+                    for file in centerline_u.csv centerline_v.csv cavity.vtu; do
+                        cmp $o/full/$file $o/$d/$file
+                    done
+                    echo "restart on $d: byte-identical to the uninterrupted CUDA run"
+                done' restart "$bundle_dir/cavity" "$out/restart"
+        fi
         if [[ -n ${GPU_CHECK_GHIA:-} ]]; then
             # Re = 1000, root 128², 4 levels, vorticity criterion: Ghia comparison on the GPU.
             step "ghia128" "$out/ghia128.log" 600 \
