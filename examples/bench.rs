@@ -27,7 +27,11 @@ use clap::Parser;
 use ramus::{Backend, Boundary, Dim, Face, Fluid, Forest, ForestConfig, LatticeKind, Precision, VelocitySet};
 use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
 
-#[derive(Parser, Debug)]
+#[path = "support/mod.rs"]
+mod support;
+
+#[derive(Parser, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 #[command(about = "LBM throughput (MLUPS) against the device copy-bandwidth limit")]
 struct Args {
     /// Backend to benchmark: cuda or cpu (auto picks CUDA when present).
@@ -62,6 +66,15 @@ struct Args {
     /// `<lattice>-<precision>`); all six when absent.
     #[arg(long)]
     only: Vec<String>,
+    #[command(flatten)]
+    #[serde(skip)]
+    run: support::RunFlags,
+}
+
+impl support::CaseArgs for Args {
+    fn run_flags(&mut self) -> &mut support::RunFlags {
+        &mut self.run
+    }
 }
 
 /// Sizes and step counts in effect.
@@ -312,14 +325,25 @@ fn run(args: Args) -> anyhow::Result<bool> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        std::fs::write(path, &md).with_context(|| format!("writing {}", path.display()))?;
+        support::write_file(path, md.as_bytes())?;
         eprintln!("wrote {}", path.display());
     }
     Ok(!failed)
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    // `--config case.toml` may hold any of the flags (see examples/support); a benchmark
+    // has no checkpoint to restart from.
+    let args = match support::load_args::<Args>().and_then(|a: Args| {
+        anyhow::ensure!(a.run.restart.is_none(), "--restart: the benchmark has no checkpoints");
+        Ok(a)
+    }) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return std::process::ExitCode::from(support::EXIT_INVALID);
+        }
+    };
     match run(args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => {

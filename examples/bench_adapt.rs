@@ -26,7 +26,11 @@ use ramus::backend::Device;
 use ramus::kernels::amr::{MARK_COARSEN, MARK_REFINE};
 use ramus::{Backend, Boundary, D3};
 
-#[derive(Parser, Debug)]
+#[path = "support/mod.rs"]
+mod support;
+
+#[derive(Parser, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 #[command(about = "Time Mesh::adapt against the number of inserted blocks (3D)")]
 struct Args {
     /// auto, cpu or cuda.
@@ -44,6 +48,15 @@ struct Args {
     /// Also write the tables to this file.
     #[arg(long)]
     out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    #[serde(skip)]
+    run: support::RunFlags,
+}
+
+impl support::CaseArgs for Args {
+    fn run_flags(&mut self) -> &mut support::RunFlags {
+        &mut self.run
+    }
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -159,13 +172,24 @@ fn run(args: &Args) -> Result<String> {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    // `--config case.toml` may hold any of the flags (see examples/support); a benchmark
+    // has no checkpoint to restart from.
+    let args = match support::load_args::<Args>().and_then(|a: Args| {
+        anyhow::ensure!(a.run.restart.is_none(), "--restart: the benchmark has no checkpoints");
+        Ok(a)
+    }) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return std::process::ExitCode::from(support::EXIT_INVALID);
+        }
+    };
     match run(&args) {
         Ok(md) => {
             print!("{md}");
             if let Some(path) = &args.out {
-                if let Err(e) = std::fs::write(path, &md) {
-                    eprintln!("error: writing {}: {e}", path.display());
+                if let Err(e) = support::write_file(path, md.as_bytes()) {
+                    eprintln!("error: {e:#}");
                     return ExitCode::from(2);
                 }
             }
