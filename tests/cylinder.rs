@@ -11,6 +11,7 @@ use ramus::cases::shedding::{mean_over_periods, strouhal};
 use ramus::{Backend, Forest, D2, D2Q9};
 
 #[test]
+#[cfg_attr(not(feature = "long-validation"), ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run")]
 fn coarse_cylinder_drag_within_15_percent_of_literature() {
     // Height 16 D (the paper's table) halves the cells of the default 32 D: CI time.
     let case = Cylinder { root: 256, levels: 2, height: 16.0, ..Cylinder::default() };

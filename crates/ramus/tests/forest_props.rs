@@ -227,14 +227,17 @@ fn run_all<D: Dim>(cases: u32, strategy: impl Strategy<Value = Case>) {
     assert!(st.deepest >= 3, "{st:?}");
 }
 
+/// Random sequences per dimension: 1000 in the long validation, 200 in the fast suite.
+const SEQUENCES: u32 = if cfg!(feature = "long-validation") { 1000 } else { 200 };
+
 #[test]
 fn adapt_keeps_forest_valid_2d() {
-    run_all::<D2>(1000, case(2, 4, 6, 8));
+    run_all::<D2>(SEQUENCES, case(2, 4, 6, 8));
 }
 
 #[test]
 fn adapt_keeps_forest_valid_3d() {
-    run_all::<D3>(1000, case(3, 3, 5, 6));
+    run_all::<D3>(SEQUENCES, case(3, 3, 5, 6));
 }
 
 /// Refines every leaf until the pool cannot hold the children: that adapt fails and the
