@@ -68,6 +68,9 @@ fn summary(dir: &Path) -> serde_json::Value {
 #[test]
 fn diverging_cavity_stops_with_code_3() {
     let out = out_dir("diverge");
+    // An earlier run's results in the folder must not survive beside the new summary.
+    let o = run(example("cavity").args(["--n", "16", "--steps", "10", "--out"]).arg(&out));
+    assert!(o.status.success() && out.join("cavity.vtu").exists(), "{}", text(&o.stderr));
     let o = run(example("cavity").args(["--n", "16", "--re", "5000", "--lid", "0.25", "--passes", "20", "--out"]).arg(&out));
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "stderr: {err}\nstdout: {}", text(&o.stdout));
