@@ -160,18 +160,7 @@ fn main() -> ExitCode {
             return ExitCode::from(support::exit_code_of(&e, true));
         }
     };
-    match dispatch(&setup) {
-        Ok(outcome) => {
-            if let Outcome::Diverged(why) = &outcome {
-                eprintln!("error: {why}");
-            }
-            ExitCode::from(outcome.exit_code())
-        }
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(support::exit_code_of(&e, false))
-        }
-    }
+    support::exit(dispatch(&setup))
 }
 
 impl Args {
@@ -264,18 +253,7 @@ fn start<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<(Forest
         return Ok((forest, History { mass0: mass0.to_bits(), before_last_pass: None }));
     };
     let (forest, data) = Forest::<D, Q, F>::restart_with(path, s.config.backend)?;
-    let mut saved = forest.config().clone();
-    saved.backend = s.config.backend;
-    if saved != s.config {
-        bail!(
-            "the checkpoint {} holds another case than the flags and case file describe (compare its run's \
-             config.toml): restart with the same parameters",
-            path.display()
-        );
-    }
-    if forest.steps() > s.steps {
-        bail!("the checkpoint {} is at root step {}, past the {} steps asked for", path.display(), forest.steps(), s.steps);
-    }
+    support::check_restart(path, forest.config(), &s.config, forest.steps(), s.steps)?;
     let history = serde_json::from_slice(&data).with_context(|| format!("the cavity history in {}", path.display()))?;
     Ok((forest, history))
 }

@@ -137,18 +137,7 @@ fn main() -> ExitCode {
         Precision::F32 => run::<f32>(&setup),
         Precision::F64 => run::<f64>(&setup),
     };
-    match result {
-        Ok(outcome) => {
-            if let Outcome::Diverged(why) = &outcome {
-                eprintln!("error: {why}");
-            }
-            ExitCode::from(outcome.exit_code())
-        }
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(support::exit_code_of(&e, false))
-        }
-    }
+    support::exit(result)
 }
 
 impl Args {
@@ -219,18 +208,7 @@ fn start<F: Float>(s: &Setup) -> Result<(Forest<D2, D2Q9, F>, History)> {
         return Ok((forest, History::default()));
     };
     let (forest, data) = Forest::<D2, D2Q9, F>::restart_with(path, s.config.backend)?;
-    let mut saved = forest.config().clone();
-    saved.backend = s.config.backend;
-    if saved != s.config {
-        bail!(
-            "the checkpoint {} holds another case than the flags and case file describe (compare its run's \
-             config.toml): restart with the same parameters",
-            path.display()
-        );
-    }
-    if forest.steps() > s.steps {
-        bail!("the checkpoint {} is at root step {}, past the {} steps asked for", path.display(), forest.steps(), s.steps);
-    }
+    support::check_restart(path, forest.config(), &s.config, forest.steps(), s.steps)?;
     let history = serde_json::from_slice(&data).with_context(|| format!("the force history in {}", path.display()))?;
     Ok((forest, history))
 }

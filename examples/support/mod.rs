@@ -306,3 +306,40 @@ impl Progress {
 pub fn checkpoint_path(out: &Path) -> PathBuf {
     out.join(CHECKPOINT)
 }
+
+/// Checks that a forest restarted from `path` continues the case asked for: its
+/// configuration equals `wanted` (the backend aside) and its step count is at most
+/// `total`, the steps of the whole run.
+pub fn check_restart(path: &Path, saved: &ramus::ForestConfig, wanted: &ramus::ForestConfig, at: u64, total: u64) -> Result<()> {
+    let mut saved = saved.clone();
+    saved.backend = wanted.backend;
+    if &saved != wanted {
+        bail!(
+            "the checkpoint {} holds another case than the flags and case file describe (compare its run's \
+             config.toml): restart with the same parameters",
+            path.display()
+        );
+    }
+    if at > total {
+        bail!("the checkpoint {} is at root step {at}, past the {total} steps asked for", path.display());
+    }
+    Ok(())
+}
+
+/// The process exit of a run: its outcome's code (a divergence's message printed), or
+/// the code of its error.
+pub fn exit(result: Result<Outcome>) -> std::process::ExitCode {
+    match result {
+        Ok(outcome) => {
+            if let Outcome::Diverged(why) = &outcome {
+                eprintln!("error: {why}");
+            }
+            std::process::ExitCode::from(outcome.exit_code())
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::from(exit_code_of(&e, false))
+        }
+    }
+}
+
