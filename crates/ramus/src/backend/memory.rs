@@ -33,9 +33,18 @@ pub fn host_available_memory() -> usize {
         .unwrap_or(UNKNOWN_AVAILABLE)
 }
 
+/// Allocations up to this size are not checked against [`host_available_memory`] (which
+/// reads `/proc` and the cgroup files): they cannot take a process past its limit by
+/// themselves, and the CPU backend's scalar read-backs would pay for the files on every
+/// call. `try_reserve` still turns a failure into an error.
+const CHECKED_FROM_BYTES: usize = 16 << 20;
+
 /// An error instead of an aborting allocation: `bytes` (None if the size overflowed)
-/// must fit in [`host_available_memory`].
+/// must fit in [`host_available_memory`] (sizes below 16 MiB pass unchecked).
 pub(crate) fn check_host_memory(what: &str, bytes: Option<usize>) -> Result<()> {
+    if bytes.is_some_and(|b| b < CHECKED_FROM_BYTES) {
+        return Ok(());
+    }
     let available = host_available_memory();
     match bytes {
         Some(b) if b <= available => Ok(()),
