@@ -44,8 +44,12 @@ fn main() -> anyhow::Result<()> {
             })
             .collect();
         let d = |x: std::time::Duration, y: std::time::Duration| (x - y).as_secs_f64() * 1e3;
-        let steps: Vec<String> =
-            t.mesh_steps.iter().zip(last.mesh_steps.iter()).map(|(a, b)| format!("{} {:.3}", a.0, d(a.1, b.1))).collect();
+        let steps: Vec<String> = t
+            .mesh_steps
+            .iter()
+            .zip(last.mesh_steps.iter())
+            .map(|(a, b)| format!("{} {:.3}", a.0, d(a.1, b.1)))
+            .collect();
         println!(
             "adapt {k}: wall {:.3} ms (sync {:.3}, crit {:.3}, mesh {:.3}, fill {:.3}) refined {} coarsened {} blocks {:?} | {}",
             d(t.wall, last.wall),

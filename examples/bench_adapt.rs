@@ -101,7 +101,13 @@ fn run(args: &Args) -> Result<String> {
     let n_root = args.root.pow(3);
     let mut md = String::new();
     writeln!(md, "Device: {} (backend {})", device.name(), device.backend())?;
-    writeln!(md, "Root grid {r}³ blocks ({n_root} blocks, {c}³ cells), D3, median of {} runs.", args.reps, r = args.root, c = 4 * args.root)?;
+    writeln!(
+        md,
+        "Root grid {r}³ blocks ({n_root} blocks, {c}³ cells), D3, median of {} runs.",
+        args.reps,
+        r = args.root,
+        c = 4 * args.root
+    )?;
     writeln!(md)?;
 
     // Time versus inserted blocks.
@@ -155,7 +161,12 @@ fn run(args: &Args) -> Result<String> {
         one.push(refine_and_reset(&mut mesh, &mut ws, 1)?.total());
     }
     writeln!(md)?;
-    writeln!(md, "Fixed cost: adapt with no marks {:.3} ms; refining 1 block (8 inserted) {:.3} ms.", ms(median(empty)), ms(median(one)))?;
+    writeln!(
+        md,
+        "Fixed cost: adapt with no marks {:.3} ms; refining 1 block (8 inserted) {:.3} ms.",
+        ms(median(empty)),
+        ms(median(one))
+    )?;
 
     // Capacity independence: the same adapt in a pool 10x larger.
     let k = 125;
@@ -164,10 +175,18 @@ fn run(args: &Args) -> Result<String> {
         let mut m = new_mesh(&device, args.root, cap)?;
         let mut w = AdaptWorkspace::new(&device)?;
         refine_and_reset(&mut m, &mut w, k)?;
-        let t: Vec<Duration> = (0..args.reps).map(|_| refine_and_reset(&mut m, &mut w, k).map(|r| r.total())).collect::<Result<_>>()?;
+        let t: Vec<Duration> =
+            (0..args.reps).map(|_| refine_and_reset(&mut m, &mut w, k).map(|r| r.total())).collect::<Result<_>>()?;
         by_capacity.push((cap, median(t)));
     }
-    writeln!(md, "Capacity: 1000 inserted blocks take {:.3} ms in a pool of {} blocks and {:.3} ms in a pool of {} blocks.", ms(by_capacity[0].1), by_capacity[0].0, ms(by_capacity[1].1), by_capacity[1].0)?;
+    writeln!(
+        md,
+        "Capacity: 1000 inserted blocks take {:.3} ms in a pool of {} blocks and {:.3} ms in a pool of {} blocks.",
+        ms(by_capacity[0].1),
+        by_capacity[0].0,
+        ms(by_capacity[1].1),
+        by_capacity[1].0
+    )?;
     Ok(md)
 }
 

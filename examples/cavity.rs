@@ -49,7 +49,10 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use ramus::cases::cavity::{Cavity, Centerlines, Profile};
-use ramus::{Backend, Criterion, Dim, Float, Forest, ForestConfig, Interpolation, LatticeKind, Precision, Refinement, VelocitySet};
+use ramus::{
+    Backend, Criterion, Dim, Float, Forest, ForestConfig, Interpolation, LatticeKind, Precision, Refinement,
+    VelocitySet,
+};
 use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
 use serde::{Deserialize, Serialize};
 
@@ -63,7 +66,8 @@ use support::{Chunker, Interrupt, Outcome, Progress, RunFlags};
 const DEFAULT_PASSES: f64 = 20.0;
 
 /// The files a run writes (removed from the output folder before a new run starts).
-const RESULTS: [&str; 6] = ["centerline_u.csv", "centerline_v.csv", "summary.json", "cavity.vtu", "config.toml", "forest.toml"];
+const RESULTS: [&str; 6] =
+    ["centerline_u.csv", "centerline_v.csv", "summary.json", "cavity.vtu", "config.toml", "forest.toml"];
 
 /// Lid-driven cavity with the ramus lattice Boltzmann solver.
 #[derive(Parser, Debug, Serialize, Deserialize)]
@@ -356,7 +360,14 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     let done = forest.steps();
     println!(
         "cavity {}D {} {}: n = {}, Re = {}, lid = {}, tau = {:.4}, levels = {}",
-        c.dim, s.lattice, s.precision, c.n, c.re, c.lid, forest.tau(), r.levels
+        c.dim,
+        s.lattice,
+        s.precision,
+        c.n,
+        c.re,
+        c.lid,
+        forest.tau(),
+        r.levels
     );
     println!("backend: {} ({})", forest.backend(), forest.device_name());
     println!(
@@ -500,7 +511,10 @@ fn ghia_deviation(c: &Cavity, lines: &Centerlines) -> Option<(f64, f64)> {
 }
 
 /// Centreline profiles, sampled at the finest level's cell spacing.
-fn centerlines<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(c: &Cavity, forest: &mut Forest<D, Q, F>) -> Result<Centerlines> {
+fn centerlines<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
+    c: &Cavity,
+    forest: &mut Forest<D, Q, F>,
+) -> Result<Centerlines> {
     let per_side = c.n << (forest.config().refinement.levels - 1);
     Ok(c.centerlines_sampled(per_side, |p| forest.sample(p).map(|v| v.into_iter().map(|(_, u)| u).collect()))?)
 }

@@ -172,7 +172,11 @@ impl Args {
         }
         let precision = self.precision.parse()?;
         support::prepare_out(&self.out, &RESULTS)?;
-        support::write_case_file(&self.out, &self, "Flow past a square cylinder (cargo run --release --example cylinder)")?;
+        support::write_case_file(
+            &self.out,
+            &self,
+            "Flow past a square cylinder (cargo run --release --example cylinder)",
+        )?;
         support::write_file(&self.out.join("forest.toml"), config.to_toml()?.as_bytes())?;
         Ok(Setup {
             case,
@@ -274,7 +278,11 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
             history.t.push(c.time(done).to_bits());
             history.cd.push(d.to_bits());
             history.cl.push(l.to_bits());
-            progress.update(done, &format!("t = {:.1} D/U0, C_D = {d:.4}, C_L = {l:+.4}", c.time(done)), forest.mlups());
+            progress.update(
+                done,
+                &format!("t = {:.1} D/U0, C_D = {d:.4}, C_L = {l:+.4}", c.time(done)),
+                forest.mlups(),
+            );
         }
         if s.checkpoint_every.is_some_and(|k| done % k == 0) {
             save(&mut forest, &history)?;
@@ -308,9 +316,12 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
     let completed = outcome == Outcome::Completed;
     let from = t.partition_point(|&x| x < s.time - s.window);
     let (tw, cdw, clw) = (&t[from..], &cd[from..], &cl[from..]);
-    let fit = if completed { strouhal(tw, clw).map_err(|e| e.to_string()) } else { Err(format!("run {}", outcome.status())) };
+    let fit =
+        if completed { strouhal(tw, clw).map_err(|e| e.to_string()) } else { Err(format!("run {}", outcome.status())) };
     let (st, cd_mean, periods) = match &fit {
-        Ok((st, f)) => (Some(*st), Some(mean_over_periods(tw, cdw, f.frequency, f.periods.floor().max(1.0))?), Some(f.periods)),
+        Ok((st, f)) => {
+            (Some(*st), Some(mean_over_periods(tw, cdw, f.frequency, f.periods.floor().max(1.0))?), Some(f.periods))
+        }
         Err(_) if completed && !cdw.is_empty() => (None, Some(cdw.iter().sum::<f64>() / cdw.len() as f64), None),
         Err(_) => (None, None, None),
     };

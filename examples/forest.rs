@@ -27,9 +27,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
+use ramus::amr::BlockGeometry;
 use ramus::amr::{check, Capacity, Mesh, MeshSpec, Region};
 use ramus::backend::Device;
-use ramus::amr::BlockGeometry;
 use ramus::kernels::amr::{MARK_COARSEN, MARK_NONE, MARK_REFINE};
 use ramus::output::write_leaf_blocks_vtu;
 use ramus::{Backend, Boundary, Dim, D2, D3};
@@ -179,7 +179,8 @@ fn validate(args: &Args) -> Result<Device> {
 /// block within a few block widths of the surface, on every level, plus the root grid.
 fn estimate_capacity(dim: usize, root: usize, levels: usize) -> usize {
     let roots = (root / 4).pow(dim as u32);
-    let surface = if dim == 2 { 2.0 * std::f64::consts::PI * RADIUS } else { 4.0 * std::f64::consts::PI * RADIUS * RADIUS };
+    let surface =
+        if dim == 2 { 2.0 * std::f64::consts::PI * RADIUS } else { 4.0 * std::f64::consts::PI * RADIUS * RADIUS };
     let mut total = roots;
     let mut full = roots;
     for l in 1..levels {
@@ -207,7 +208,13 @@ fn near_surface(dim: usize, g: &BlockGeometry, center: [f64; 3], radius: f64) ->
         far += e * e;
     }
     let (near, far) = (near.sqrt(), far.sqrt());
-    let distance = if near > radius { near - radius } else if far < radius { radius - far } else { 0.0 };
+    let distance = if near > radius {
+        near - radius
+    } else if far < radius {
+        radius - far
+    } else {
+        0.0
+    };
     distance <= BAND * g.size
 }
 

@@ -26,7 +26,9 @@ fn misspelled_keys_are_errors_that_name_them() {
     let e = error_for(&format!("{BASE}[refinement]\nlevles = 3\n"));
     assert!(e.contains("levles"), "{e}");
     // `obstacle = [...]` (for `obstacles`) silently dropped the obstacle.
-    let e = error_for(&format!("obstacle = [{{ shape = {{ kind = \"sphere\", center = [32, 32, 0], radius = 4 }} }}]\n{BASE}"));
+    let e = error_for(&format!(
+        "obstacle = [{{ shape = {{ kind = \"sphere\", center = [32, 32, 0], radius = 4 }} }}]\n{BASE}"
+    ));
     assert!(e.contains("obstacle"), "{e}");
     let e = error_for(&format!("celss = [64, 64, 1]\n{BASE}"));
     assert!(e.contains("celss"), "{e}");
@@ -44,7 +46,8 @@ fn misspelled_keys_are_errors_that_name_them() {
 
 #[test]
 fn a_configuration_round_trips_through_toml() {
-    let text = format!("{BASE}[refinement]\nlevels = 3\ncriterion = {{ kind = \"vorticity\", n_start = -3, n_inc = 1 }}\n");
+    let text =
+        format!("{BASE}[refinement]\nlevels = 3\ncriterion = {{ kind = \"vorticity\", n_start = -3, n_inc = 1 }}\n");
     let config = ForestConfig::from_toml(&text).expect("valid");
     let written = config.to_toml().expect("serialisable");
     assert_eq!(ForestConfig::from_toml(&written).expect("reads back"), config, "{written}");

@@ -133,7 +133,10 @@ fn cavity_re100_matches_ghia() {
 }
 
 #[test]
-#[cfg_attr(not(feature = "long-validation"), ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run")]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
 fn cavity_re400_matches_ghia() {
     // Ghia's v = -0.23827 at x = 0.9063 for Re = 400 breaks the smooth profile and is
     // widely considered a misprint (see the note in the data file).
@@ -149,7 +152,10 @@ fn cavity_re400_matches_ghia() {
 /// 4 passes stays below a third of the tolerance, so the remaining transient cannot hide
 /// a failure.
 #[test]
-#[cfg_attr(not(feature = "long-validation"), ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run")]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
 fn cavity_re1000_three_levels_matches_ghia() {
     use ramus::{Criterion, Refinement};
     const TOL_AMR: f64 = 0.03;

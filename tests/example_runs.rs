@@ -35,7 +35,11 @@ fn text(b: &[u8]) -> String {
 /// Every file in `dir`, as text where it is text.
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .map(|r| r.flatten().map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())).collect())
+        .map(|r| {
+            r.flatten()
+                .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -71,7 +75,9 @@ fn diverging_cavity_stops_with_code_3() {
     // An earlier run's results in the folder must not survive beside the new summary.
     let o = run(example("cavity").args(["--n", "16", "--steps", "10", "--out"]).arg(&out));
     assert!(o.status.success() && out.join("cavity.vtu").exists(), "{}", text(&o.stderr));
-    let o = run(example("cavity").args(["--n", "16", "--re", "5000", "--lid", "0.25", "--passes", "20", "--out"]).arg(&out));
+    let o = run(example("cavity")
+        .args(["--n", "16", "--re", "5000", "--lid", "0.25", "--passes", "20", "--out"])
+        .arg(&out));
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "stderr: {err}\nstdout: {}", text(&o.stdout));
     for word in ["root step", "on level", " at ("] {
@@ -135,7 +141,8 @@ fn case_files_reproduce_flag_runs() {
     let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cases/cavity-re1000-amr.toml");
     let small = ["--n", "16", "--passes", "0.4", "--checkpoint-every", "1000000"];
     let (a, b, c) = (root.join("a"), root.join("b"), root.join("c"));
-    let flags = ["--re", "1000", "--lid", "0.1", "--levels", "3", "--refine-every", "32", "--n-start", "-2", "--n-inc", "1"];
+    let flags =
+        ["--re", "1000", "--lid", "0.1", "--levels", "3", "--refine-every", "32", "--n-start", "-2", "--n-inc", "1"];
     let o = run(example("cavity").args(flags).args(small).arg("--out").arg(&a));
     assert!(o.status.success(), "{}", text(&o.stderr));
     // Not a terminal: progress comes as plain lines, the last at the end.
@@ -156,7 +163,10 @@ fn case_files_reproduce_flag_runs() {
 /// Outputs that are compared between an uninterrupted and a restarted run (the summary
 /// also holds timings).
 fn results(dir: &Path, names: &[&str]) -> Vec<Vec<u8>> {
-    names.iter().map(|n| std::fs::read(dir.join(n)).unwrap_or_else(|e| panic!("{}: {e}", dir.join(n).display()))).collect()
+    names
+        .iter()
+        .map(|n| std::fs::read(dir.join(n)).unwrap_or_else(|e| panic!("{}: {e}", dir.join(n).display())))
+        .collect()
 }
 
 /// Sends SIGINT to the child once its first checkpoint exists, waits for it to end.
@@ -222,7 +232,8 @@ fn cylinder_restart_is_bitwise() {
     let o = interrupt_after_checkpoint(c, &cut);
     assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
     assert_eq!(summary(&cut)["status"], "interrupted");
-    let o = run(example("cylinder").args(case).arg("--restart").arg(cut.join("checkpoint.ramus")).arg("--out").arg(&cut));
+    let o =
+        run(example("cylinder").args(case).arg("--restart").arg(cut.join("checkpoint.ramus")).arg("--out").arg(&cut));
     assert!(o.status.success(), "{}", text(&o.stderr));
     let names = ["forces.csv", "cylinder.vtu"];
     assert!(results(&full, &names) == results(&cut, &names), "restarted run differs from the uninterrupted one");

@@ -37,16 +37,17 @@ fn user_criterion_refines_and_coarsens_during_advance() {
     config.refinement.every = 4;
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
     // Refine the left half until step 8, then ask for coarsening everywhere.
-    forest.set_user_criterion(|g, step| {
-        if step < 8 && g.origin[0] < 16.0 && g.level == 0 {
-            MARK_REFINE
-        } else if step >= 8 {
-            MARK_COARSEN
-        } else {
-            MARK_NONE
-        }
-    })
-    .expect("a forest that adapts accepts a user criterion");
+    forest
+        .set_user_criterion(|g, step| {
+            if step < 8 && g.origin[0] < 16.0 && g.level == 0 {
+                MARK_REFINE
+            } else if step >= 8 {
+                MARK_COARSEN
+            } else {
+                MARK_NONE
+            }
+        })
+        .expect("a forest that adapts accepts a user criterion");
     forest.advance(4).expect("advance");
     assert_eq!(forest.blocks_per_level(), vec![64, 128], "left half refined");
     assert_eq!(forest.leaves_per_level(), vec![32, 128]);
@@ -65,7 +66,9 @@ fn sample_and_leaf_cells_reproduce_a_linear_field() {
     // by multilinear sampling on any level.
     let config = box2(3);
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
-    forest.adapt_with(|g| if g.origin[0] >= 8.0 && g.origin[0] < 24.0 { MARK_REFINE } else { MARK_NONE }).expect("adapt");
+    forest
+        .adapt_with(|g| if g.origin[0] >= 8.0 && g.origin[0] < 24.0 { MARK_REFINE } else { MARK_NONE })
+        .expect("adapt");
     let field = |p: [f64; 3]| (1.0, [0.01 * p[1] / 32.0, 0.002 * p[0] / 32.0, 0.0]);
     forest.initialize(field).expect("initialize");
     let cells = forest.leaf_cells().expect("cells");
@@ -118,7 +121,8 @@ fn readme_mesh_snippet_runs() {
     use ramus::backend::Device;
     use ramus::Boundary;
     let t = std::time::Instant::now();
-    let spec = MeshSpec { cells: [64; 3], boundaries: [Boundary::NO_SLIP; 6], max_levels: 5, capacity: Capacity::default() };
+    let spec =
+        MeshSpec { cells: [64; 3], boundaries: [Boundary::NO_SLIP; 6], max_levels: 5, capacity: Capacity::default() };
     let mut mesh = Mesh::<D3>::new(Device::new(Backend::Cpu).unwrap(), spec, 0).unwrap();
     let mut ws = AdaptWorkspace::new(mesh.device()).unwrap();
     mesh.mark_region(Region::SphereSurface { center: [32.0; 3], radius: 10.0 }, MARK_REFINE).unwrap();

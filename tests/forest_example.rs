@@ -11,7 +11,15 @@ use ramus::output::read_vtu;
 
 fn run(dim: u32, levels: usize, root: usize) {
     let out = std::env::temp_dir().join(format!("ramus-forest-example-{}-{dim}d", std::process::id()));
-    let args = forest::Args { dim, levels, out: out.clone(), backend: "cpu".into(), root, capacity: None, run: Default::default() };
+    let args = forest::Args {
+        dim,
+        levels,
+        out: out.clone(),
+        backend: "cpu".into(),
+        root,
+        capacity: None,
+        run: Default::default(),
+    };
     let summary = forest::run(&args).unwrap_or_else(|e| panic!("{dim}D: {e:#}"));
     println!("{}", summary.line(&args));
     let f = read_vtu(out.join("forest.vtu")).unwrap();
@@ -22,7 +30,8 @@ fn run(dim: u32, levels: usize, root: usize) {
     // Refined to the finest level near the surface; coarsened on the right half only.
     assert!(summary.leaves[levels - 1] > 0, "{:?}", summary.leaves);
     let levels_of = &f.cell_data["level"];
-    let finest_right = f.boxes().iter().zip(levels_of).any(|((lo, _), &l)| lo[0] >= side / 2.0 && l as usize == levels - 1);
+    let finest_right =
+        f.boxes().iter().zip(levels_of).any(|((lo, _), &l)| lo[0] >= side / 2.0 && l as usize == levels - 1);
     assert!(!finest_right, "finest leaves left in x > 0.5 after coarsening");
     std::fs::remove_dir_all(&out).ok();
 }

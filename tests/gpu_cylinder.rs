@@ -38,8 +38,13 @@ fn compare<F: Float>(interp: Interpolation) {
             max_abs = max_abs.max((x.to_f64() - y.to_f64()).abs());
         }
     }
-    let df = gc.iter().zip(&gg).map(|(a, b)| (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max)).fold(0.0, f64::max);
-    println!("{name}: blocks {:?}, max |Δf| = {max_abs:.3e}, max |ΔF| = {df:.3e}, F = {:?}", ic.iter().map(Vec::len).collect::<Vec<_>>(), gc.last());
+    let df =
+        gc.iter().zip(&gg).map(|(a, b)| (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max)).fold(0.0, f64::max);
+    println!(
+        "{name}: blocks {:?}, max |Δf| = {max_abs:.3e}, max |ΔF| = {df:.3e}, F = {:?}",
+        ic.iter().map(Vec::len).collect::<Vec<_>>(),
+        gc.last()
+    );
     assert!(max_abs <= tol, "{name}: max |Δf| = {max_abs:.3e} above {tol:e}");
     assert!(df <= tol, "{name}: max |ΔF| = {df:.3e} above {tol:e}");
 }

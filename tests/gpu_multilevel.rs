@@ -7,7 +7,9 @@
 //! without FMA contraction, so they are expected to agree bitwise.
 
 use ramus::cases::cavity::Cavity;
-use ramus::{Backend, Criterion, Dim, Float, Forest, Interpolation, Real, Refinement, VelocitySet, D2, D2Q9, D3, D3Q19};
+use ramus::{
+    Backend, Criterion, Dim, Float, Forest, Interpolation, Real, Refinement, VelocitySet, D2, D2Q9, D3, D3Q19,
+};
 
 fn tolerance<F: Real>() -> f64 {
     if F::NAME == "f64" {
@@ -72,7 +74,11 @@ fn compare<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(n: usize, levels: usize, s
             bitwise += (x.to_f64().to_bits() != y.to_f64().to_bits()) as usize;
         }
     }
-    let du = cc.u.iter().zip(&cg.u).map(|(a, b)| (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max)).fold(0.0, f64::max);
+    let du =
+        cc.u.iter()
+            .zip(&cg.u)
+            .map(|(a, b)| (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max))
+            .fold(0.0, f64::max);
     let drho = cc.rho.iter().zip(&cg.rho).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
     println!(
         "{name}: blocks per level {bc:?}, {} leaf cells; max |Δf| = {max_abs:.3e} ({bitwise} values not bitwise equal), \

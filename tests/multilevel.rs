@@ -16,7 +16,11 @@ fn refine_patch(forest: &mut Forest<D2, D2Q9, f64>, lo: f64, hi: f64) {
     let a = forest
         .adapt_with(|g| {
             let inside = (0..2).all(|k| g.origin[k] >= lo && g.origin[k] + g.size <= hi);
-            if inside && g.level == 0 { MARK_REFINE } else { MARK_NONE }
+            if inside && g.level == 0 {
+                MARK_REFINE
+            } else {
+                MARK_NONE
+            }
         })
         .expect("adapt");
     assert!(a.refined > 0, "the patch was refined");

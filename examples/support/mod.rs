@@ -83,9 +83,9 @@ pub fn exit_code_of(e: &anyhow::Error, during_setup: bool) -> u8 {
     use ramus::Error as E;
     match e.downcast_ref::<E>() {
         Some(E::Diverged { .. }) => EXIT_DIVERGED,
-        Some(E::InvalidParameter { .. } | E::UnsupportedLattice { .. } | E::UnknownOption { .. } | E::Checkpoint { .. }) => {
-            EXIT_INVALID
-        }
+        Some(
+            E::InvalidParameter { .. } | E::UnsupportedLattice { .. } | E::UnknownOption { .. } | E::Checkpoint { .. },
+        ) => EXIT_INVALID,
         _ if during_setup => EXIT_INVALID,
         _ => EXIT_FAILED,
     }
@@ -124,7 +124,8 @@ pub fn load_args<A: CaseArgs>() -> Result<A> {
         return Ok(cli);
     };
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading the case file {}", path.display()))?;
-    let file: toml::Table = toml::from_str(&text).with_context(|| format!("parsing the case file {}", path.display()))?;
+    let file: toml::Table =
+        toml::from_str(&text).with_context(|| format!("parsing the case file {}", path.display()))?;
     let mut merged = match toml::Value::try_from(&cli)? {
         toml::Value::Table(t) => t,
         _ => bail!("the arguments do not form a table"),
@@ -310,7 +311,13 @@ pub fn checkpoint_path(out: &Path) -> PathBuf {
 /// Checks that a forest restarted from `path` continues the case asked for: its
 /// configuration equals `wanted` (the backend aside) and its step count is at most
 /// `total`, the steps of the whole run.
-pub fn check_restart(path: &Path, saved: &ramus::ForestConfig, wanted: &ramus::ForestConfig, at: u64, total: u64) -> Result<()> {
+pub fn check_restart(
+    path: &Path,
+    saved: &ramus::ForestConfig,
+    wanted: &ramus::ForestConfig,
+    at: u64,
+    total: u64,
+) -> Result<()> {
     let mut saved = saved.clone();
     saved.backend = wanted.backend;
     if &saved != wanted {
@@ -342,4 +349,3 @@ pub fn exit(result: Result<Outcome>) -> std::process::ExitCode {
         }
     }
 }
-

@@ -103,7 +103,14 @@ pub const fn link_offset(k: usize, dim: usize) -> [i32; 3] {
 /// `nbr` must hold the links of block `b` (`nbr[b * 3^D .. (b + 1) * 3^D]`), with the
 /// centre link equal to `b`.
 #[inline(always)]
-pub unsafe fn resolve(nbr: *const i32, b: usize, x: [i32; 3], d: [i32; 3], dim: usize, neighbors: usize) -> (i32, usize) {
+pub unsafe fn resolve(
+    nbr: *const i32,
+    b: usize,
+    x: [i32; 3],
+    d: [i32; 3],
+    dim: usize,
+    neighbors: usize,
+) -> (i32, usize) {
     let n = [x[0] + d[0], x[1] + d[1], x[2] + d[2]];
     let o = [
         (n[0] >= 4) as i32 - (n[0] < 0) as i32,

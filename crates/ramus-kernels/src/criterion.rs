@@ -190,7 +190,10 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for VorticityMarkSerial<L,
 /// Launched with [`CRITERION_CTA`] threads per CTA, `⌈n 4^D / CRITERION_CTA⌉` CTAs and
 /// [`CRITERION_SHARED_BYTES`] of shared memory; pointers as for [`CriterionArgs`].
 #[inline(always)]
-pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, const ODD: bool>(cta: &C, a: &CriterionArgs<F>) {
+pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, const ODD: bool>(
+    cta: &C,
+    a: &CriterionArgs<F>,
+) {
     const CTA: usize = CRITERION_CTA as usize;
     let m = <L::Dim as Dim>::BLOCK_CELLS;
     let smem = cta.shared();

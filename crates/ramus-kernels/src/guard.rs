@@ -24,7 +24,7 @@ use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
-use crate::stream::{load_cell, lattice_suffix, Field, ONB_SOLID};
+use crate::stream::{lattice_suffix, load_cell, Field, ONB_SOLID};
 
 /// Code of a healthy cell.
 pub const HEALTHY: u64 = 0;

@@ -122,7 +122,11 @@ pub fn linear_weights<D: Dim, F: Real>(k: usize, t: usize, mut f: impl FnMut(usi
 /// from `coarse(j)`, the population of the parent's coarse cell `j` (see
 /// [`linear_weights`]).
 #[inline(always)]
-pub fn interpolate_linear<L: VelocitySet, F: Real, G: FnMut(usize) -> L::Pop<F>>(k: usize, t: usize, coarse: G) -> L::Pop<F> {
+pub fn interpolate_linear<L: VelocitySet, F: Real, G: FnMut(usize) -> L::Pop<F>>(
+    k: usize,
+    t: usize,
+    coarse: G,
+) -> L::Pop<F> {
     interpolate_populations::<L, F, false, G>(k, t, coarse)
 }
 
@@ -177,7 +181,11 @@ pub fn cubic_weights<D: Dim, F: Real>(k: usize, t: usize, mut f: impl FnMut(usiz
 /// Cubic interpolation of populations (the paper's form): fine cell `t` of child `k`
 /// from `coarse(j)` for all `4^D` coarse cells of the parent (see [`cubic_weights`]).
 #[inline(always)]
-pub fn interpolate_cubic<L: VelocitySet, F: Real, G: FnMut(usize) -> L::Pop<F>>(k: usize, t: usize, coarse: G) -> L::Pop<F> {
+pub fn interpolate_cubic<L: VelocitySet, F: Real, G: FnMut(usize) -> L::Pop<F>>(
+    k: usize,
+    t: usize,
+    coarse: G,
+) -> L::Pop<F> {
     interpolate_populations::<L, F, true, G>(k, t, coarse)
 }
 

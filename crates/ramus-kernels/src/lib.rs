@@ -22,7 +22,8 @@
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(abi_ptx, stdarch_nvptx, core_intrinsics, gpu_launch_sized_workgroup_mem, gpu_intrinsics), allow(internal_features)
+    feature(abi_ptx, stdarch_nvptx, core_intrinsics, gpu_launch_sized_workgroup_mem, gpu_intrinsics),
+    allow(internal_features)
 )]
 
 pub mod amr;

@@ -239,7 +239,8 @@ impl<D: Dim> Kernel for MarkObstacleDistance<D> {
         let s = *p.status.add(b);
         let level = *p.level.add(b);
         let u = 1.0 / units::ROOT_CELL as f64;
-        let lo = [*p.origin.add(3 * b) as f64 * u, *p.origin.add(3 * b + 1) as f64 * u, *p.origin.add(3 * b + 2) as f64 * u];
+        let lo =
+            [*p.origin.add(3 * b) as f64 * u, *p.origin.add(3 * b + 1) as f64 * u, *p.origin.add(3 * b + 2) as f64 * u];
         let w = units::block(level) as f64 * u;
         let near = a.shapes.distance(lo, w, D::D) < a.distance / (1u32 << level) as f64;
         let freeze = a.freeze != 0;

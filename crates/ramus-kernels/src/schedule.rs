@@ -28,7 +28,6 @@ pub const SELECT_COARSENING: u32 = 5;
 /// (the blocks the force on an obstacle is summed over).
 pub const SELECT_OBSTACLE_LEAVES: u32 = 6;
 
-
 kernel_args! {
     /// Arguments of [`FlagBlocks`].
     pub struct FlagArgs {

@@ -167,15 +167,10 @@ pub unsafe fn odd_links<L: VelocitySet, F>(fld: &Field<F>, b: usize, x: [i32; 3]
         #[inline(always)]
         |i| {
             let c = L::C[i];
-            let (link, local) = block::resolve(
-                fld.nbr,
-                b,
-                x,
-                [-c[0], -c[1], -c[2]],
-                <L::Dim as Dim>::D,
-                <L::Dim as Dim>::NEIGHBORS,
-            );
-            links[i] = if solid && i != 0 && link >= 0 && is_solid(fld, link as usize, local) { SOLID_LINK } else { link };
+            let (link, local) =
+                block::resolve(fld.nbr, b, x, [-c[0], -c[1], -c[2]], <L::Dim as Dim>::D, <L::Dim as Dim>::NEIGHBORS);
+            links[i] =
+                if solid && i != 0 && link >= 0 && is_solid(fld, link as usize, local) { SOLID_LINK } else { link };
         },
     );
     links

@@ -4,15 +4,15 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the cell/child numbering
 
 use ramus_kernels::amr::{child_position, CELL_GHOST, CELL_INTERFACE, CELL_INTERIOR};
-use ramus_kernels::average::{AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
-use ramus_kernels::interpolate::{GhostArgs, InterpolateGhosts, RescaleParents};
 use ramus_kernels::average::{average, covering_child, AverageToParents};
+use ramus_kernels::average::{AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
 use ramus_kernels::block::{cell_coords, link_index, link_offset, N_SKIP};
 use ramus_kernels::collide::moments;
 use ramus_kernels::interpolate::{
-    coarse_to_fine_factor, fine_tau, fine_to_coarse_factor, interpolate_cubic, interpolate_linear, interpolate_split, join,
-    rescale, split, CommArgs, InterpolateChildren, Split,
+    coarse_to_fine_factor, fine_tau, fine_to_coarse_factor, interpolate_cubic, interpolate_linear, interpolate_split,
+    join, rescale, split, CommArgs, InterpolateChildren, Split,
 };
+use ramus_kernels::interpolate::{GhostArgs, InterpolateGhosts, RescaleParents};
 use ramus_kernels::launch::Kernel;
 use ramus_kernels::stream::{load_cell, store_cell, Field};
 use ramus_kernels::{Dim, VelocitySet, D2Q9, D3Q19, D3Q27};
@@ -168,11 +168,7 @@ fn average_inverts_check<L: VelocitySet>() {
     let coarse: Vec<_> = (0..m).map(|_| rng.pop::<L>()).collect();
     let fine: Vec<Vec<_>> = (0..nc)
         .map(|k| {
-            (0..m)
-                .map(|t| {
-                    interpolate_split::<L, f64, false, _>(k, t, |j| split::<L, f64>(&coarse[j], a))
-                })
-                .collect()
+            (0..m).map(|t| interpolate_split::<L, f64, false, _>(k, t, |j| split::<L, f64>(&coarse[j], a))).collect()
         })
         .collect();
     for j in 0..m {

@@ -43,7 +43,8 @@ fn links<D: Dim>() -> (Vec<i32>, Vec<u32>, usize) {
 fn check<L: VelocitySet>(solids: bool) {
     let (nbr, mut onb, n) = links::<L::Dim>();
     let m = <L::Dim as Dim>::BLOCK_CELLS;
-    let solid: Vec<u64> = (0..n as u64).map(|b| if solids { 0x9249_2492_4924_9249u64.rotate_left(b as u32) } else { 0 }).collect();
+    let solid: Vec<u64> =
+        (0..n as u64).map(|b| if solids { 0x9249_2492_4924_9249u64.rotate_left(b as u32) } else { 0 }).collect();
     if solids {
         onb.iter_mut().for_each(|f| *f |= ONB_SOLID);
     }

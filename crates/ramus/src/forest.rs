@@ -108,7 +108,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         let levels = config.refinement.levels;
         let device = Device::new(config.backend)?;
         let n_root = (0..D::D).try_fold(1usize, |n, a| n.checked_mul(config.cells[a] / 4));
-        let n_root = n_root.ok_or_else(|| Error::invalid("cells", format!("{:?}", config.cells), "a grid whose block count fits in memory"))?;
+        let n_root = n_root.ok_or_else(|| {
+            Error::invalid("cells", format!("{:?}", config.cells), "a grid whose block count fits in memory")
+        })?;
         let solution_bytes = Solver::<Q, F>::bytes_per_block();
         let capacity = match config.refinement.capacity {
             Some(c) => c,

@@ -26,7 +26,9 @@ pub mod solver;
 
 pub use backend::cuda::{cuda_available, KERNELS_PTX};
 pub use backend::Backend;
-pub use config::{Boundary, Criterion, Face, Fluid, ForestConfig, Guard, Interpolation, Obstacle, Refinement, Shape, WallRefinement};
+pub use config::{
+    Boundary, Criterion, Face, Fluid, ForestConfig, Guard, Interpolation, Obstacle, Refinement, Shape, WallRefinement,
+};
 pub use error::{CheckpointProblem, Error, Quantity, Result};
 pub use forest::{Adaptation, Forest, UserCriterion};
 pub use ramus_kernels::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};

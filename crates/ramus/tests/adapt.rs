@@ -2,7 +2,7 @@
 //! marking functions. Every resulting forest is validated with the independent checker
 //! `ramus::amr::check` (geometric links, tree, statuses, masks, 2:1 balance, ID/gap sets).
 
-use ramus::amr::{AdaptWorkspace, check, Capacity, Mesh, MeshSnapshot, MeshSpec, Region};
+use ramus::amr::{check, AdaptWorkspace, Capacity, Mesh, MeshSnapshot, MeshSpec, Region};
 use ramus::backend::Device;
 use ramus::kernels::amr::{status, units, MARK_COARSEN, MARK_REFINE};
 use ramus::kernels::block::{link_index, N_SKIP};

@@ -8,7 +8,9 @@
 
 use ramus::amr::{check, Capacity, Mesh, MeshSnapshot, MeshSpec};
 use ramus::backend::Device;
-use ramus::kernels::amr::{child_position, status, units, BLOCK_CHILD_HAS_GHOSTS, BLOCK_HAS_GHOSTS, CELL_GHOST, CELL_INTERFACE};
+use ramus::kernels::amr::{
+    child_position, status, units, BLOCK_CHILD_HAS_GHOSTS, BLOCK_HAS_GHOSTS, CELL_GHOST, CELL_INTERFACE,
+};
 use ramus::kernels::block::{cell_coords, link_index, link_offset, N_SKIP};
 use ramus::output::{read_vtu, write_leaf_blocks_vtu};
 use ramus::{Boundary, Dim, D2, D3};
@@ -100,7 +102,8 @@ impl Builder {
             for j in 0..nb {
                 if self.s.nbr[b * nb + j] == N_SKIP {
                     let o = link_offset(j, dim);
-                    let po = [(pos[0] + o[0]).div_euclid(2), (pos[1] + o[1]).div_euclid(2), (pos[2] + o[2]).div_euclid(2)];
+                    let po =
+                        [(pos[0] + o[0]).div_euclid(2), (pos[1] + o[1]).div_euclid(2), (pos[2] + o[2]).div_euclid(2)];
                     let coarse = self.s.nbr[p * nb + link_index(po, dim)];
                     assert!(coarse >= 0, "N_SKIP where the parent has no neighbour");
                     self.refine(coarse as usize);
@@ -150,7 +153,13 @@ impl Builder {
         for &b in &active {
             for j in 0..nb {
                 let n = s.nbr[b * nb + j];
-                s.nbr_child[b * nb + j] = if n < 0 { n } else if s.child[n as usize] >= 0 { s.child[n as usize] } else { -2 };
+                s.nbr_child[b * nb + j] = if n < 0 {
+                    n
+                } else if s.child[n as usize] >= 0 {
+                    s.child[n as usize]
+                } else {
+                    -2
+                };
             }
             s.onb[b] = s.nbr[b * nb..(b + 1) * nb].iter().any(|&n| n < 0) as u32;
             // A cell is a ghost if a stencil of reach 2 touches a coarser region, an
@@ -164,7 +173,13 @@ impl Builder {
                         s.nbr[b * nb + link_index([o[0], o[1], o[2]], dim)] == N_SKIP
                     })
                 };
-                s.cell_mask[b * cells + t] = if reaches(2) { CELL_GHOST } else if reaches(4) { CELL_INTERFACE } else { 0 };
+                s.cell_mask[b * cells + t] = if reaches(2) {
+                    CELL_GHOST
+                } else if reaches(4) {
+                    CELL_INTERFACE
+                } else {
+                    0
+                };
             }
             has[b] = s.cell_mask[b * cells..(b + 1) * cells].iter().any(|&m| m != 0);
         }
@@ -198,7 +213,9 @@ fn at(s: &MeshSnapshot, f: [f64; 3]) -> [i32; 3] {
 fn refined_2d(boundaries: [Boundary; 6], balance: bool) -> MeshSnapshot {
     let mut bld = Builder::new(root::<D2>([16, 12, 1], boundaries, 5, 600), balance);
     let s = bld.s.clone();
-    bld.refine_at(at(&s, [0.0, 0.0, 0.0]), 4).refine_at(at(&s, [0.99, 0.5, 0.0]), 3).refine_at(at(&s, [0.5, 0.99, 0.0]), 2);
+    bld.refine_at(at(&s, [0.0, 0.0, 0.0]), 4)
+        .refine_at(at(&s, [0.99, 0.5, 0.0]), 3)
+        .refine_at(at(&s, [0.5, 0.99, 0.0]), 2);
     bld.refine_at(at(&s, [0.45, 0.45, 0.0]), 3);
     bld.finish()
 }
@@ -206,7 +223,9 @@ fn refined_2d(boundaries: [Boundary; 6], balance: bool) -> MeshSnapshot {
 fn refined_3d(boundaries: [Boundary; 6], balance: bool) -> MeshSnapshot {
     let mut bld = Builder::new(root::<D3>([8, 12, 16], boundaries, 4, 4000), balance);
     let s = bld.s.clone();
-    bld.refine_at(at(&s, [0.0, 0.99, 0.0]), 3).refine_at(at(&s, [0.99, 0.0, 0.99]), 3).refine_at(at(&s, [0.5, 0.5, 0.5]), 2);
+    bld.refine_at(at(&s, [0.0, 0.99, 0.0]), 3)
+        .refine_at(at(&s, [0.99, 0.0, 0.99]), 3)
+        .refine_at(at(&s, [0.5, 0.5, 0.5]), 2);
     bld.finish()
 }
 

@@ -100,7 +100,15 @@ fn marks(s: &MeshSnapshot, step: (u64, u64, u64, bool)) -> (Vec<u32>, Vec<u32>) 
     let mut coarsen = Vec::new();
     for b in s.leaves() {
         let near = boundary_axes(s, b as usize);
-        let p = if boundary { if near == 0 { p_refine / 4 } else { (p_refine + 20 * near as u64).min(95) } } else { p_refine };
+        let p = if boundary {
+            if near == 0 {
+                p_refine / 4
+            } else {
+                (p_refine + 20 * near as u64).min(95)
+            }
+        } else {
+            p_refine
+        };
         if rng.chance(p) {
             refine.push(b);
         } else if rng.chance(5) {
@@ -157,7 +165,9 @@ fn run_case<D: Dim>(c: &Case, stats: &mut Stats) -> Result<(), TestCaseError> {
         let report = match mesh.adapt() {
             Ok(r) => r,
             // The pool (capped below the full refinement) is full: nothing may change.
-            Err(ramus::Error::OutOfMemory { .. }) if mesh.capacity() < full_capacity(D::D, s.id_sets[0].len(), c.max_levels) => {
+            Err(ramus::Error::OutOfMemory { .. })
+                if mesh.capacity() < full_capacity(D::D, s.id_sets[0].len(), c.max_levels) =>
+            {
                 let after = mesh.snapshot().unwrap();
                 if after != s {
                     return fail(format!("adapt {i} of {c:?}: failed for a full pool but changed the mesh"));
@@ -168,7 +178,14 @@ fn run_case<D: Dim>(c: &Case, stats: &mut Stats) -> Result<(), TestCaseError> {
             Err(e) => return fail(format!("adapt {i} of {c:?} failed: {e}")),
         };
         let after = mesh.snapshot().unwrap();
-        let ctx = || format!("adapt {i} of {c:?} ({} refine, {} freeze, {} coarsen marks)", refine.len(), freeze.len(), coarsen.len());
+        let ctx = || {
+            format!(
+                "adapt {i} of {c:?} ({} refine, {} freeze, {} coarsen marks)",
+                refine.len(),
+                freeze.len(),
+                coarsen.len()
+            )
+        };
         if let Err(v) = check(&after) {
             return fail(format!("{}: {v}", ctx()));
         }
@@ -179,7 +196,11 @@ fn run_case<D: Dim>(c: &Case, stats: &mut Stats) -> Result<(), TestCaseError> {
             let free = s.nbr[b * nb..(b + 1) * nb].iter().all(|&n| n != -1);
             if (s.level[b] as usize) + 1 < c.max_levels && free {
                 if after.child[b] < 0 {
-                    return fail(format!("{}: leaf {b} (level {}) asked for refinement and could have it, not refined", ctx(), s.level[b]));
+                    return fail(format!(
+                        "{}: leaf {b} (level {}) asked for refinement and could have it, not refined",
+                        ctx(),
+                        s.level[b]
+                    ));
                 }
                 if frozen && after.status[b] != status::REFINED_PERMANENT {
                     return fail(format!("{}: block {b} refined with freeze has status {}", ctx(), after.status[b]));
@@ -199,7 +220,11 @@ fn run_case<D: Dim>(c: &Case, stats: &mut Stats) -> Result<(), TestCaseError> {
                 }
                 if was >= 0 && now < 0 {
                     if let Some(k) = (0..1u32 << D::D).find(|&k| !coarse.contains(&(was as u32 + k))) {
-                        return fail(format!("{}: block {p} coarsened though child {} did not ask", ctx(), was as u32 + k));
+                        return fail(format!(
+                            "{}: block {p} coarsened though child {} did not ask",
+                            ctx(),
+                            was as u32 + k
+                        ));
                     }
                 }
             }

@@ -187,7 +187,13 @@ fn sort_by_key_matches_stable_reference() {
     let mut rng = Rng(5);
     for n in SIZES {
         // The largest size only with a moderate key width, to keep the suite fast.
-        let widths: &[u32] = if n >= 10_000_000 { &[20] } else if n >= 1_000_000 { &[32] } else { &[0, 1, 5, 17, 32] };
+        let widths: &[u32] = if n >= 10_000_000 {
+            &[20]
+        } else if n >= 1_000_000 {
+            &[32]
+        } else {
+            &[0, 1, 5, 17, 32]
+        };
         for &bits in widths {
             // Few distinct keys (many ties: checks stability) with random high bits that
             // the sort must ignore for the order.
@@ -381,7 +387,8 @@ mod cooperative {
         // (An emulated CTA is slow: 256 OS threads and 19 barriers per tile.)
         for n in [1usize, 257, 2048, 2049, 3 * TILE + 1000] {
             let tiles = n.div_ceil(TILE);
-            let mut input: Vec<u32> = (0..n).map(|_| if rng.below(3) == 0 { 0 } else { rng.u32() >> rng.below(32) }).collect();
+            let mut input: Vec<u32> =
+                (0..n).map(|_| if rng.below(3) == 0 { 0 } else { rng.u32() >> rng.below(32) }).collect();
             if n > 10 {
                 input[3] = input[2]; // a run for MODE_HEAD
             }
@@ -394,7 +401,8 @@ mod cooperative {
                 (31, 1, k::MODE_VALUE),
             ];
             for (shift, mask, mode) in modes {
-                for (op, with_output) in [(k::OP_SUM, true), (k::OP_MAX, false), (k::OP_MAX, true), (k::OP_SUM, false)] {
+                for (op, with_output) in [(k::OP_SUM, true), (k::OP_MAX, false), (k::OP_MAX, true), (k::OP_SUM, false)]
+                {
                     if mode != k::MODE_VALUE && op == k::OP_MAX || mode != k::MODE_NONZERO && !with_output {
                         continue;
                     }

@@ -45,8 +45,8 @@ fn main() -> Result<()> {
         ["ptx", "--check"] => {
             let fresh = build_ptx()?;
             let path = workspace_root()?.join(PTX_REL);
-            let committed = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading committed PTX {}", path.display()))?;
+            let committed =
+                std::fs::read_to_string(&path).with_context(|| format!("reading committed PTX {}", path.display()))?;
             if committed != fresh {
                 let first = committed
                     .lines()
@@ -163,8 +163,7 @@ fn build_ptx() -> Result<String> {
         bail!("building ramus-kernels for nvptx64-nvidia-cuda failed ({status})");
     }
     let ptx_path = target_dir.join("nvptx64-nvidia-cuda/ptx/deps/ramus_kernels.ptx");
-    let ptx = std::fs::read_to_string(&ptx_path)
-        .with_context(|| format!("reading {}", ptx_path.display()))?;
+    let ptx = std::fs::read_to_string(&ptx_path).with_context(|| format!("reading {}", ptx_path.display()))?;
     if ptx.contains(".extern .func") {
         bail!("the PTX holds unresolved `.extern .func` declarations");
     }
@@ -197,9 +196,8 @@ fn link(args: Vec<String>) -> Result<()> {
     if !llc.exists() {
         bail!("{} not found: install the `llvm-tools` component of {NIGHTLY}", llc.display());
     }
-    let status = Command::new(&llc)
-        .args([format!("-mcpu={cpu}"), "-O3".into(), object.clone(), "-o".into(), out])
-        .status()?;
+    let status =
+        Command::new(&llc).args([format!("-mcpu={cpu}"), "-O3".into(), object.clone(), "-o".into(), out]).status()?;
     if !status.success() {
         bail!("llc failed ({status})");
     }

@@ -81,8 +81,8 @@ kernel_entries! {
 
 // Entry points of the AMR routine and the parallel primitives, one file each.
 mod amr;
-mod primitives;
 mod comm;
 mod criterion;
 mod guard;
 mod obstacle;
+mod primitives;

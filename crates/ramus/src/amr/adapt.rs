@@ -239,7 +239,15 @@ impl<D: Dim> Mesh<D> {
                     self.run::<FlagRemoved<D>>(m, a)?;
                     // The children of the `cnt` coarsened blocks leave: the new count is
                     // known, so the one left on the device (slot 0) is not read.
-                    prim::remove_if_deferred(&dev, &mut ws.scratch, &mut self.id_sets[l], &ws.fa, m, &mut ws.counts, 0)?;
+                    prim::remove_if_deferred(
+                        &dev,
+                        &mut ws.scratch,
+                        &mut self.id_sets[l],
+                        &ws.fa,
+                        m,
+                        &mut ws.counts,
+                        0,
+                    )?;
                     self.id_counts[l] = m - cnt * nc;
                 }
             }

@@ -207,7 +207,13 @@ impl<'a> Ctx<'a> {
         for (i, &id) in s.gaps.iter().enumerate() {
             let b = mark(id, format!("gaps[{i}]"))?;
             if s.status[b] != status::INACTIVE {
-                return Err(violation("gap set", Some(b), format!("status (in gaps[{i}])"), "INACTIVE (-1)", status_name(s.status[b])));
+                return Err(violation(
+                    "gap set",
+                    Some(b),
+                    format!("status (in gaps[{i}])"),
+                    "INACTIVE (-1)",
+                    status_name(s.status[b]),
+                ));
             }
             if s.level[b] != -1 {
                 return Err(violation("gap set", Some(b), format!("level (in gaps[{i}])"), -1, s.level[b]));
@@ -263,7 +269,13 @@ impl<'a> Ctx<'a> {
                     return Err(violation(rule, Some(b), format!("level of parent {p}"), l - 1, s.level[p]));
                 }
                 if s.child[p] < 0 {
-                    return Err(violation(rule, Some(b), format!("child of parent {p}"), "a first child ID", s.child[p]));
+                    return Err(violation(
+                        rule,
+                        Some(b),
+                        format!("child of parent {p}"),
+                        "a first child ID",
+                        s.child[p],
+                    ));
                 }
                 let po = self.origin(p);
                 let w = units::block(l) as i64;
@@ -296,18 +308,36 @@ impl<'a> Ctx<'a> {
             let st = s.status[b];
             if c == -1 {
                 if st != status::UNREFINED {
-                    return Err(violation(rule, Some(b), "status (leaf, child = -1)", status_name(status::UNREFINED), status_name(st)));
+                    return Err(violation(
+                        rule,
+                        Some(b),
+                        "status (leaf, child = -1)",
+                        status_name(status::UNREFINED),
+                        status_name(st),
+                    ));
                 }
                 continue;
             }
             if c < 0 || c as usize + self.nc > s.capacity {
-                return Err(violation(rule, Some(b), "child", format!("-1 or a first child ID below {}", s.capacity - self.nc + 1), c));
+                return Err(violation(
+                    rule,
+                    Some(b),
+                    "child",
+                    format!("-1 or a first child ID below {}", s.capacity - self.nc + 1),
+                    c,
+                ));
             }
             let mut grand = false;
             for k in 0..self.nc {
                 let ck = c as usize + k;
                 if !active[ck] {
-                    return Err(violation(rule, Some(b), format!("child {ck} (= child + {k})"), "an active block", "inactive (orphan link)"));
+                    return Err(violation(
+                        rule,
+                        Some(b),
+                        format!("child {ck} (= child + {k})"),
+                        "an active block",
+                        "inactive (orphan link)",
+                    ));
                 }
                 if s.parent[ck] != b as i32 {
                     return Err(violation(rule, Some(ck), "parent", b, s.parent[ck]));
@@ -320,7 +350,11 @@ impl<'a> Ctx<'a> {
                     rule,
                     Some(b),
                     "status",
-                    format!("{} or REFINED_PERMANENT ({})", status_name(want), if grand { "a child has children" } else { "all children are leaves" }),
+                    format!(
+                        "{} or REFINED_PERMANENT ({})",
+                        status_name(want),
+                        if grand { "a child has children" } else { "all children are leaves" }
+                    ),
                     status_name(st),
                 ));
             }
@@ -333,7 +367,13 @@ impl<'a> Ctx<'a> {
         let mut map = HashMap::new();
         for b in (0..self.s.capacity).filter(|&b| active[b]) {
             if let Some(prev) = map.insert((self.s.level[b], self.origin(b)), b as u32) {
-                return Err(violation("tree", Some(b), "level and origin", "a place of its own", format!("same as block {prev}")));
+                return Err(violation(
+                    "tree",
+                    Some(b),
+                    "level and origin",
+                    "a place of its own",
+                    format!("same as block {prev}"),
+                ));
             }
         }
         Ok(map)
@@ -352,7 +392,11 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        if walls == 0 { Ok(q) } else { Err(walls) }
+        if walls == 0 {
+            Ok(q)
+        } else {
+            Err(walls)
+        }
     }
 
     fn links(&self, active: &[bool], index: &HashMap<(i32, Pos), u32>) -> Result<(), Violation> {
@@ -376,18 +420,34 @@ impl<'a> Ctx<'a> {
                         v if v < -1 => format!("boundary_link(faces {:#b}) ({v})", -2 - v),
                         v => format!("block {v}"),
                     };
-                    return Err(violation("links", Some(b), format!("nbr{}", self.offset_name(k)), what(expected), what(found)));
+                    return Err(violation(
+                        "links",
+                        Some(b),
+                        format!("nbr{}", self.offset_name(k)),
+                        what(expected),
+                        what(found),
+                    ));
                 }
                 any_negative |= found < 0;
                 let want_child = if found >= 0 {
                     let c = s.child[found as usize];
-                    if c >= 0 { c } else { NO_CHILD }
+                    if c >= 0 {
+                        c
+                    } else {
+                        NO_CHILD
+                    }
                 } else {
                     found
                 };
                 let got = s.nbr_child[b * self.nb + k];
                 if got != want_child {
-                    return Err(violation("links", Some(b), format!("nbr_child{}", self.offset_name(k)), want_child, got));
+                    return Err(violation(
+                        "links",
+                        Some(b),
+                        format!("nbr_child{}", self.offset_name(k)),
+                        want_child,
+                        got,
+                    ));
                 }
             }
             if s.onb[b] != any_negative as u32 {
@@ -452,7 +512,13 @@ impl<'a> Ctx<'a> {
             let child_has = c >= 0 && (0..self.nc).any(|k| has[c as usize + k]);
             let want = if has[b] { BLOCK_HAS_GHOSTS } else { 0 } | if child_has { BLOCK_CHILD_HAS_GHOSTS } else { 0 };
             if s.block_mask[b] != want {
-                return Err(violation("block masks", Some(b), "block_mask", format!("{want:#b}"), format!("{:#b}", s.block_mask[b])));
+                return Err(violation(
+                    "block masks",
+                    Some(b),
+                    "block_mask",
+                    format!("{want:#b}"),
+                    format!("{:#b}", s.block_mask[b]),
+                ));
             }
         }
         Ok(())
@@ -476,7 +542,13 @@ impl<'a> Ctx<'a> {
             // Tiling: no coarser leaf contains this one.
             for lc in 0..l {
                 if let Some(n) = is_leaf(lc, align(o, lc)) {
-                    return Err(violation("tiling", Some(b), format!("overlap with leaf {n} (level {lc})"), "disjoint leaves", "nested leaves"));
+                    return Err(violation(
+                        "tiling",
+                        Some(b),
+                        format!("overlap with leaf {n} (level {lc})"),
+                        "disjoint leaves",
+                        "nested leaves",
+                    ));
                 }
             }
             // 2:1: no leaf two or more levels coarser covers a neighbour position.

@@ -117,8 +117,13 @@ impl<D: Dim> Mesh<D> {
         let dev = self.device.clone();
         let mut ws = AdaptWorkspace::new(&dev)?;
         let n = self.gather_active(&mut ws)?;
-        let args =
-            ObstacleMarkArgs { pool: self.pool(), list: dev.cptr(&ws.active), shapes: *shapes, distance, freeze: freeze as u32 };
+        let args = ObstacleMarkArgs {
+            pool: self.pool(),
+            list: dev.cptr(&ws.active),
+            shapes: *shapes,
+            distance,
+            freeze: freeze as u32,
+        };
         // SAFETY: the pool arrays hold `capacity` blocks and `ws.active` the `n` active IDs.
         unsafe { dev.launch::<MarkObstacleDistance<D>>(n, args)? };
         dev.synchronize()

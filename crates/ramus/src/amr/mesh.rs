@@ -108,7 +108,14 @@ impl Capacity {
     /// on a device where `available` bytes can be used ([`Device::free_memory`]). The
     /// automatic sizes are at least `n_root` (whether that fits is checked when the pool
     /// is allocated) and below 2³¹ − 1 (32-bit IDs).
-    pub fn resolve(&self, dim: usize, n_root: usize, levels: usize, bytes_per_block: usize, available: usize) -> Result<usize> {
+    pub fn resolve(
+        &self,
+        dim: usize,
+        n_root: usize,
+        levels: usize,
+        bytes_per_block: usize,
+        available: usize,
+    ) -> Result<usize> {
         self.validate()?;
         let per = bytes_per_block.max(1);
         let limit = i32::MAX as usize - 1;
@@ -250,7 +257,11 @@ impl<D: Dim> Mesh<D> {
         let per_block = metadata_bytes_per_block::<D>(spec.max_levels).saturating_add(extra_bytes_per_block);
         let root_grid = "the root grid (built in host memory first)";
         let n_root = (0..D::D).try_fold(1usize, |n, a| n.checked_mul(spec.cells[a] / EDGE)).ok_or_else(|| {
-            Error::OutOfMemory { what: format!("{root_grid}: more than 2^64 root blocks"), needed: u64::MAX, available: 0 }
+            Error::OutOfMemory {
+                what: format!("{root_grid}: more than 2^64 root blocks"),
+                needed: u64::MAX,
+                available: 0,
+            }
         })?;
         check_host_memory(root_grid, n_root.checked_mul(8 * D::NEIGHBORS))?;
         if let Some(a) = (0..D::D).find(|&a| spec.cells[a] > MAX_CELLS) {

@@ -32,20 +32,20 @@
 
 mod adapt;
 mod check;
+mod mark;
 mod mesh;
 mod root;
 mod snapshot;
 pub(crate) mod state;
 pub(crate) mod workspace;
-mod mark;
 
 pub use adapt::{AdaptReport, ADAPT_STEPS};
 pub use check::{check, Violation};
 pub use mark::{BlockGeometry, Region};
-pub use workspace::AdaptWorkspace;
 pub use mesh::{
     metadata_bytes_per_block, Capacity, Mesh, MeshSpec, AUTO_MEMORY_FRACTION, DEFAULT_POOL_BYTES, MAX_CELLS,
     MAX_MEMORY_FRACTION,
 };
 pub use root::RootGrid;
 pub use snapshot::MeshSnapshot;
+pub use workspace::AdaptWorkspace;

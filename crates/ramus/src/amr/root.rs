@@ -67,8 +67,11 @@ impl<D: Dim> RootGrid<D> {
             }
             debug_assert_eq!(links[b * D::NEIGHBORS + link_index([0; 3], D::D)], b as i32);
         }
-        let on_boundary =
-            try_collect("the root grid's boundary flags", n, links.chunks(D::NEIGHBORS).map(|l| l.iter().any(|&v| v < 0) as u32))?;
+        let on_boundary = try_collect(
+            "the root grid's boundary flags",
+            n,
+            links.chunks(D::NEIGHBORS).map(|l| l.iter().any(|&v| v < 0) as u32),
+        )?;
         Ok(RootGrid { blocks, links, on_boundary, _dim: std::marker::PhantomData })
     }
 

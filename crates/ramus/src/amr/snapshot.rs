@@ -38,12 +38,20 @@ pub struct MeshSnapshot {
 impl MeshSnapshot {
     /// Neighbour links per block (`3^D`).
     pub fn neighbors(&self) -> usize {
-        if self.dim == 3 { 27 } else { 9 }
+        if self.dim == 3 {
+            27
+        } else {
+            9
+        }
     }
 
     /// Cells per block (`4^D`).
     pub fn block_cells(&self) -> usize {
-        if self.dim == 3 { 64 } else { 16 }
+        if self.dim == 3 {
+            64
+        } else {
+            16
+        }
     }
 
     /// IDs of the leaves (active blocks without children), ascending (IDs past the arrays

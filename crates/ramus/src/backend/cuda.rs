@@ -140,7 +140,8 @@ pub(crate) fn check_driver(symbols: &[&str]) -> Result<()> {
 /// unwinding (the probe works the same with `panic = "abort"`).
 pub(crate) fn open_context() -> Result<Arc<CudaContext>> {
     check_driver(REQUIRED_SYMBOLS)?;
-    let count = CudaContext::device_count().map_err(|e| Error::CudaUnavailable(format!("no usable CUDA driver: {e:?}")))?;
+    let count =
+        CudaContext::device_count().map_err(|e| Error::CudaUnavailable(format!("no usable CUDA driver: {e:?}")))?;
     if count < 1 {
         return Err(Error::CudaUnavailable("no CUDA device found".into()));
     }

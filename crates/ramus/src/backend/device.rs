@@ -68,7 +68,10 @@ pub enum Buffer<T> {
     /// Device memory; `len` may be 0 while the allocation holds one element (the driver
     /// does not allocate zero bytes). A `len` above the allocation's counts as the
     /// allocation's length (see [`Buffer::len`]).
-    Cuda { slice: CudaSlice<T>, len: usize },
+    Cuda {
+        slice: CudaSlice<T>,
+        len: usize,
+    },
 }
 
 impl<T> Buffer<T> {
@@ -342,15 +345,25 @@ impl Device {
     ///
     /// # Safety
     /// As for [`Self::launch`]; `args` must match the entry point's single parameter.
-    pub unsafe fn launch_cta<A: Copy>(&self, name: &str, grid: u32, cta: u32, shared_bytes: u32, args: A) -> Result<()> {
+    pub unsafe fn launch_cta<A: Copy>(
+        &self,
+        name: &str,
+        grid: u32,
+        cta: u32,
+        shared_bytes: u32,
+        args: A,
+    ) -> Result<()> {
         match self {
-            Device::Cpu => Err(Error::Cuda { context: format!("launching {name}"), message: "not a CUDA device".into() }),
+            Device::Cpu => {
+                Err(Error::Cuda { context: format!("launching {name}"), message: "not a CUDA device".into() })
+            }
             Device::Cuda(c) => {
                 if grid == 0 {
                     return Ok(());
                 }
                 let func = c.function(name)?;
-                let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (cta, 1, 1), shared_mem_bytes: shared_bytes };
+                let cfg =
+                    LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (cta, 1, 1), shared_mem_bytes: shared_bytes };
                 let a = ByValue(args);
                 let mut launch = c.stream.launch_builder(&func);
                 launch.arg(&a);
@@ -430,7 +443,14 @@ impl CudaDevice {
         // SAFETY: plain page-locked allocation (default flags: cached, readable by the host).
         let staging = unsafe { ctx.alloc_pinned_with_flags::<u64>(STAGING_BYTES / 8, 0) }
             .map_err(|e| driver_error("allocating pinned staging memory", e))?;
-        Ok(CudaDevice { ctx, stream, module, functions: Mutex::new(HashMap::new()), name, staging: Mutex::new(staging) })
+        Ok(CudaDevice {
+            ctx,
+            stream,
+            module,
+            functions: Mutex::new(HashMap::new()),
+            name,
+            staging: Mutex::new(staging),
+        })
     }
 
     fn function(&self, name: &str) -> Result<CudaFunction> {

@@ -103,13 +103,21 @@ fn grow<'a, T: Elem>(dev: &Device, slot: &'a mut Option<Buffer<T>>, n: usize) ->
 /// Checks that a caller's buffer belongs to `dev` and holds at least `n` elements.
 fn check<T>(dev: &Device, buf: &Buffer<T>, n: usize, what: &'static str) -> Result<()> {
     if !same_device(dev, buf) {
-        return Err(Error::invalid(what, "a buffer of another device", format!("a buffer of the {} device", dev.backend())));
+        return Err(Error::invalid(
+            what,
+            "a buffer of another device",
+            format!("a buffer of the {} device", dev.backend()),
+        ));
     }
     if n > u32::MAX as usize {
         return Err(Error::invalid("n", n, "at most 2^32 - 1 (u32 indices)"));
     }
     if buf.len() < n {
-        return Err(Error::invalid(what, format!("a buffer of {} elements", buf.len()), format!("at least n = {n} elements")));
+        return Err(Error::invalid(
+            what,
+            format!("a buffer of {} elements", buf.len()),
+            format!("at least n = {n} elements"),
+        ));
     }
     Ok(())
 }
@@ -166,7 +174,12 @@ const HEAD: Pred = Pred { shift: 0, mask: u32::MAX, mode: k::MODE_HEAD };
 ///
 /// # Safety
 /// The pointers of `args` must be valid on `dev` for `args.n` items and `tiles` totals.
-unsafe fn tile_pass<I: ScanIn, O: ScanOut>(dev: &Device, entry: &str, tiles: usize, args: ScanArgs<I, O>) -> Result<()> {
+unsafe fn tile_pass<I: ScanIn, O: ScanOut>(
+    dev: &Device,
+    entry: &str,
+    tiles: usize,
+    args: ScanArgs<I, O>,
+) -> Result<()> {
     match dev {
         Device::Cpu => dev.launch::<k::ScanTileSerial<I, O>>(tiles, args),
         Device::Cuda(_) => {
@@ -229,7 +242,8 @@ unsafe fn scan(
         for j in (1..lv.len()).rev() {
             let (off, count) = lv[j - 1];
             if count > TILE {
-                let args = k::AddOffsetsArgs::<u64> { data: sums.wrapping_add(off), offsets: sums.wrapping_add(lv[j].0) };
+                let args =
+                    k::AddOffsetsArgs::<u64> { data: sums.wrapping_add(off), offsets: sums.wrapping_add(lv[j].0) };
                 dev.launch::<k::AddOffsets<u64>>(count, args)?;
             }
         }
@@ -260,7 +274,15 @@ fn total(dev: &Device, s: &Scratch, plan: &Plan) -> Result<u64> {
 }
 
 /// Up-sweep only: the `op`-reduction of the predicate of `input[..n]`.
-fn reduce(dev: &Device, s: &mut Scratch, input: &Buffer<u32>, n: usize, pred: Pred, op: u32, what: &'static str) -> Result<u64> {
+fn reduce(
+    dev: &Device,
+    s: &mut Scratch,
+    input: &Buffer<u32>,
+    n: usize,
+    pred: Pred,
+    op: u32,
+    what: &'static str,
+) -> Result<u64> {
     check(dev, input, n, what)?;
     if n == 0 {
         return Ok(0);
@@ -274,7 +296,13 @@ fn reduce(dev: &Device, s: &mut Scratch, input: &Buffer<u32>, n: usize, pred: Pr
 
 /// Exclusive prefix sum: `output[i] = Σ_{j<i} input[j]` for `i < n`, wrapping modulo
 /// 2³² like `u32::wrapping_add`. Returns the exact total `Σ_{j<n} input[j]` as `u64`.
-pub fn exclusive_scan(dev: &Device, scratch: &mut Scratch, input: &Buffer<u32>, n: usize, output: &mut Buffer<u32>) -> Result<u64> {
+pub fn exclusive_scan(
+    dev: &Device,
+    scratch: &mut Scratch,
+    input: &Buffer<u32>,
+    n: usize,
+    output: &mut Buffer<u32>,
+) -> Result<u64> {
     check(dev, input, n, "exclusive_scan input")?;
     check(dev, output, n, "exclusive_scan output")?;
     if n == 0 {
@@ -287,7 +315,10 @@ pub fn exclusive_scan(dev: &Device, scratch: &mut Scratch, input: &Buffer<u32>, 
     unsafe {
         scan(dev, &plan, sums, dev.cptr(input), n, out, VALUE, k::OP_SUM, true)?;
         if plan.levels[0].1 > 1 {
-            dev.launch::<k::AddOffsets<u32>>(n, k::AddOffsetsArgs { data: out, offsets: sums.wrapping_add(plan.levels[0].0) })?;
+            dev.launch::<k::AddOffsets<u32>>(
+                n,
+                k::AddOffsetsArgs { data: out, offsets: sums.wrapping_add(plan.levels[0].0) },
+            )?;
         }
     }
     total(dev, scratch, &plan)
@@ -295,7 +326,13 @@ pub fn exclusive_scan(dev: &Device, scratch: &mut Scratch, input: &Buffer<u32>, 
 
 /// Stream compaction of indices: writes the `i < n` with `flags[i] != 0`, ascending, to
 /// `out[..count]` and returns `count` (`out` needs at least `count` elements).
-pub fn compact_indices(dev: &Device, scratch: &mut Scratch, flags: &Buffer<u32>, n: usize, out: &mut Buffer<u32>) -> Result<usize> {
+pub fn compact_indices(
+    dev: &Device,
+    scratch: &mut Scratch,
+    flags: &Buffer<u32>,
+    n: usize,
+    out: &mut Buffer<u32>,
+) -> Result<usize> {
     check(dev, flags, n, "compact_indices flags")?;
     if n == 0 {
         return Ok(0);
@@ -411,7 +448,13 @@ pub fn compact<T: Elem>(
 /// `remove_if`: keeps the `values[i]` with `remove[i] == 0`, `i < n`, in order, at the
 /// front of `values` (through a scratch copy) and returns their number. Elements past
 /// the new length (up to `n`) keep their old contents.
-pub fn remove_if(dev: &Device, scratch: &mut Scratch, values: &mut Buffer<u32>, remove: &Buffer<u32>, n: usize) -> Result<usize> {
+pub fn remove_if(
+    dev: &Device,
+    scratch: &mut Scratch,
+    values: &mut Buffer<u32>,
+    remove: &Buffer<u32>,
+    n: usize,
+) -> Result<usize> {
     check(dev, values, n, "remove_if values")?;
     check(dev, remove, n, "remove_if flags")?;
     if n == 0 {
@@ -425,7 +468,13 @@ pub fn remove_if(dev: &Device, scratch: &mut Scratch, values: &mut Buffer<u32>, 
 
 /// `unique` on sorted input: writes the first element of each run of equal values of
 /// `sorted[..n]` to `out[..count]` and returns `count`.
-pub fn unique(dev: &Device, scratch: &mut Scratch, sorted: &Buffer<u32>, n: usize, out: &mut Buffer<u32>) -> Result<usize> {
+pub fn unique(
+    dev: &Device,
+    scratch: &mut Scratch,
+    sorted: &Buffer<u32>,
+    n: usize,
+    out: &mut Buffer<u32>,
+) -> Result<usize> {
     check(dev, sorted, n, "unique input")?;
     if n == 0 {
         return Ok(0);

@@ -38,7 +38,9 @@ impl Cavity {
             return Err(Error::invalid(
                 "lid",
                 self.lid,
-                format!("0 < lid < {MAX_WALL_SPEED} (lattice units; the weakly compressible LBM needs a small Mach number)"),
+                format!(
+                    "0 < lid < {MAX_WALL_SPEED} (lattice units; the weakly compressible LBM needs a small Mach number)"
+                ),
             ));
         }
         let lid_face = if self.dim == 2 { Face::YMax } else { Face::ZMax };
@@ -147,7 +149,11 @@ impl Cavity {
     pub fn centerlines(&self, fields: &crate::Fields) -> Result<Centerlines> {
         let n = self.n;
         let want = if self.dim == 3 { [n, n, n] } else { [n, n, 1] };
-        if (self.dim != 2 && self.dim != 3) || n < 2 || fields.dims != want || Some(fields.u.len()) != n.checked_pow(self.dim) {
+        if (self.dim != 2 && self.dim != 3)
+            || n < 2
+            || fields.dims != want
+            || Some(fields.u.len()) != n.checked_pow(self.dim)
+        {
             return Err(Error::invalid(
                 "fields",
                 format!("a grid of {:?} cells with {} velocities", fields.dims, fields.u.len()),

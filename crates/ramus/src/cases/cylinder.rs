@@ -99,7 +99,11 @@ impl Cylinder {
     /// configuration.
     pub fn forest_config(&self, backend: Backend) -> Result<ForestConfig> {
         if self.root < 64 || self.root % 64 != 0 {
-            return Err(Error::invalid("root", self.root, "a multiple of 64 (D = root/32 even, so the cylinder lies on cell faces)"));
+            return Err(Error::invalid(
+                "root",
+                self.root,
+                "a multiple of 64 (D = root/32 even, so the cylinder lies on cell faces)",
+            ));
         }
         if !(self.height.is_finite() && self.height >= 4.0) {
             return Err(Error::invalid("height", self.height, "a domain height of at least 4 D"));
@@ -119,7 +123,9 @@ impl Cylinder {
             return Err(Error::invalid(
                 "u0",
                 self.u0,
-                format!("0 < u0 < {MAX_WALL_SPEED} (lattice units; the weakly compressible LBM needs a small Mach number)"),
+                format!(
+                    "0 < u0 < {MAX_WALL_SPEED} (lattice units; the weakly compressible LBM needs a small Mach number)"
+                ),
             ));
         }
         let cell_re = self.re / self.diameter();

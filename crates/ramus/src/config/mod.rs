@@ -12,8 +12,8 @@ mod guard;
 mod obstacle;
 mod refinement;
 
-pub(crate) use obstacle::shapes;
 pub use guard::Guard;
+pub(crate) use obstacle::shapes;
 pub use obstacle::{Obstacle, Shape};
 pub use refinement::{Criterion, Interpolation, Refinement, WallRefinement};
 
@@ -383,7 +383,10 @@ impl ForestConfig {
             return Err(Error::invalid(
                 "obstacles",
                 self.obstacles.len(),
-                format!("at most {} built-in obstacles (use Forest::with_solid for more)", ramus_kernels::obstacle::MAX_SHAPES),
+                format!(
+                    "at most {} built-in obstacles (use Forest::with_solid for more)",
+                    ramus_kernels::obstacle::MAX_SHAPES
+                ),
             ));
         }
         let size = [self.cells[0] as f64, self.cells[1] as f64, self.cells[2] as f64];

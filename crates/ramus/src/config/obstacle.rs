@@ -68,7 +68,10 @@ impl Shape {
                         "a finite centre and a finite radius > 0",
                     ));
                 }
-                (center[..size.len()].iter().map(|c| c - radius).collect(), center[..size.len()].iter().map(|c| c + radius).collect())
+                (
+                    center[..size.len()].iter().map(|c| c - radius).collect(),
+                    center[..size.len()].iter().map(|c| c + radius).collect(),
+                )
             }
         };
         for a in 0..size.len() {

@@ -9,4 +9,6 @@ pub mod vtu;
 
 pub use atomic::write_atomic;
 
-pub use vtu::{leaf_blocks_writer, read_vtu, write_leaf_blocks_vtu, write_leaf_cells_vtu, CellArray, VtuFile, VtuWriter};
+pub use vtu::{
+    leaf_blocks_writer, read_vtu, write_leaf_blocks_vtu, write_leaf_cells_vtu, CellArray, VtuFile, VtuWriter,
+};

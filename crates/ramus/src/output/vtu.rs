@@ -93,7 +93,11 @@ impl VtuWriter {
     }
 
     fn corners(&self) -> usize {
-        if self.dim == 2 { 4 } else { 8 }
+        if self.dim == 2 {
+            4
+        } else {
+            8
+        }
     }
 
     /// The file's text; an [`Error::InvalidParameter`] if a cell-data array does not have
@@ -102,17 +106,25 @@ impl VtuWriter {
         let n = self.cells();
         for (name, a) in &self.cell_data {
             if a.len() != n {
-                return Err(Error::invalid("cell data", format!("'{name}' with {} values", a.len()), format!("one value per cell ({n})")));
+                return Err(Error::invalid(
+                    "cell data",
+                    format!("'{name}' with {} values", a.len()),
+                    format!("one value per cell ({n})"),
+                ));
             }
         }
         let mut s = String::new();
         let w = &mut s;
         let _ = writeln!(w, r#"<?xml version="1.0"?>"#);
-        let _ = writeln!(w, r#"<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">"#);
+        let _ = writeln!(
+            w,
+            r#"<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">"#
+        );
         let _ = writeln!(w, "  <UnstructuredGrid>");
         let _ = writeln!(w, r#"    <Piece NumberOfPoints="{}" NumberOfCells="{n}">"#, self.points.len());
         let _ = writeln!(w, "      <Points>");
-        let _ = writeln!(w, r#"        <DataArray type="Float64" Name="Points" NumberOfComponents="3" format="ascii">"#);
+        let _ =
+            writeln!(w, r#"        <DataArray type="Float64" Name="Points" NumberOfComponents="3" format="ascii">"#);
         for p in &self.points {
             let _ = writeln!(w, "          {} {} {}", p[0], p[1], p[2]);
         }
@@ -144,7 +156,9 @@ impl VtuWriter {
             match a {
                 CellArray::Int32(v) => write_values(w, v.iter().map(|x| x.to_string())),
                 CellArray::Float64(v) => write_values(w, v.iter().map(|x| format!("{x:e}"))),
-                CellArray::Vector64(v) => write_values(w, v.iter().map(|x| format!("{:e} {:e} {:e}", x[0], x[1], x[2]))),
+                CellArray::Vector64(v) => {
+                    write_values(w, v.iter().map(|x| format!("{:e} {:e} {:e}", x[0], x[1], x[2])))
+                }
             }
             let _ = writeln!(w, "        </DataArray>");
         }

@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 
 use ramus_kernels::average::{AverageToParents, AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
 use ramus_kernels::interpolate::{
-    coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, GhostArgs, InterpolateChildren, InterpolateGhosts, RescaleParents,
+    coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, GhostArgs, InterpolateChildren, InterpolateGhosts,
+    RescaleParents,
 };
 use ramus_kernels::launch::Kernel;
 use ramus_kernels::stream::{StreamArgs, StreamCollide};
@@ -71,14 +72,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let dev = &mesh.device;
         let ids = dev.cptr(&mesh.id_sets[l]);
         let (onb, solid) = self.walls(mesh);
-        let args = StreamArgs {
-            f: dev.ptr(&mut self.f),
-            nbr: dev.cptr(&mesh.nbr),
-            onb,
-            solid,
-            ids,
-            params: self.params[l],
-        };
+        let args =
+            StreamArgs { f: dev.ptr(&mut self.f), nbr: dev.cptr(&mesh.nbr), onb, solid, ids, params: self.params[l] };
         let t = self.start();
         // SAFETY: the pool holds every block ID of the mesh; the list holds `n / 4^D`
         // active blocks whose links point to active blocks or are sentinels.
@@ -172,7 +167,15 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 
     /// Interpolates into the `n` level-`l + 1` blocks of `list`, rescaling every sample:
     /// ghost cells only (`masked`) or every cell (new children).
-    pub fn interpolate(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, n: usize, l: usize, odd: bool, masked: bool) -> Result<()> {
+    pub fn interpolate(
+        &mut self,
+        mesh: &Mesh<Q::Dim>,
+        list: *const u32,
+        n: usize,
+        l: usize,
+        odd: bool,
+        masked: bool,
+    ) -> Result<()> {
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
         let args = self.comm_args(mesh, list, factor, masked);
         let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
@@ -180,10 +183,18 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         // SAFETY: `list` holds `n` blocks of level `l + 1`, whose parents are active.
         unsafe {
             match (self.interpolation, odd) {
-                (Interpolation::Linear, false) => self.launch::<InterpolateChildren<Q, F, false, false>>(mesh, items, args)?,
-                (Interpolation::Linear, true) => self.launch::<InterpolateChildren<Q, F, true, false>>(mesh, items, args)?,
-                (Interpolation::Cubic, false) => self.launch::<InterpolateChildren<Q, F, false, true>>(mesh, items, args)?,
-                (Interpolation::Cubic, true) => self.launch::<InterpolateChildren<Q, F, true, true>>(mesh, items, args)?,
+                (Interpolation::Linear, false) => {
+                    self.launch::<InterpolateChildren<Q, F, false, false>>(mesh, items, args)?
+                }
+                (Interpolation::Linear, true) => {
+                    self.launch::<InterpolateChildren<Q, F, true, false>>(mesh, items, args)?
+                }
+                (Interpolation::Cubic, false) => {
+                    self.launch::<InterpolateChildren<Q, F, false, true>>(mesh, items, args)?
+                }
+                (Interpolation::Cubic, true) => {
+                    self.launch::<InterpolateChildren<Q, F, true, true>>(mesh, items, args)?
+                }
             }
         }
         self.stop(mesh, t, l + 1, Routine::Interpolate)
@@ -208,7 +219,15 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 
     /// Averages into the `n` level-`l` parents of `list` (`mode`: an `AVERAGE_*` of
     /// [`ramus_kernels::average`]).
-    pub fn average(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, n: usize, l: usize, odd: bool, mode: u32) -> Result<()> {
+    pub fn average(
+        &mut self,
+        mesh: &Mesh<Q::Dim>,
+        list: *const u32,
+        n: usize,
+        l: usize,
+        odd: bool,
+        mode: u32,
+    ) -> Result<()> {
         let factor = fine_to_coarse_factor(self.taus[l], self.taus[l + 1]);
         let mut args = self.comm_args(mesh, list, factor, false);
         args.masked = mode;
@@ -227,7 +246,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 
     /// # Safety
     /// As for [`crate::backend::Device::launch`].
-    unsafe fn launch<K: Kernel<Args = CommArgs<F>>>(&self, mesh: &Mesh<Q::Dim>, n: usize, args: CommArgs<F>) -> Result<()> {
+    unsafe fn launch<K: Kernel<Args = CommArgs<F>>>(
+        &self,
+        mesh: &Mesh<Q::Dim>,
+        n: usize,
+        args: CommArgs<F>,
+    ) -> Result<()> {
         mesh.device.launch::<K>(n, args)
     }
 

@@ -67,7 +67,11 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 ///
 /// # Safety
 /// As for [`Device::launch`], with `args` valid for `n` listed blocks.
-unsafe fn launch<Q: VelocitySet, F: Float, const ODD: bool>(dev: &Device, n: usize, args: CriterionArgs<F>) -> Result<()> {
+unsafe fn launch<Q: VelocitySet, F: Float, const ODD: bool>(
+    dev: &Device,
+    n: usize,
+    args: CriterionArgs<F>,
+) -> Result<()> {
     match dev {
         Device::Cpu => dev.launch::<VorticityMarkSerial<Q, F, ODD>>(n, args),
         Device::Cuda(_) => {

@@ -95,11 +95,15 @@ impl LeafCells {
     /// an [`Error::InvalidParameter`] giving the lengths otherwise.
     pub fn check_lengths(&self) -> Result<()> {
         let n = self.rho.len();
-        let lens = [self.center.len(), self.width.len(), self.level.len(), self.ghost.len(), self.solid.len(), self.u.len()];
+        let lens =
+            [self.center.len(), self.width.len(), self.level.len(), self.ghost.len(), self.solid.len(), self.u.len()];
         if lens.iter().any(|&l| l != n) {
             return Err(Error::invalid(
                 "leaf cells",
-                format!("center {}, width {}, level {}, ghost {}, solid {}, u {}, rho {n}", lens[0], lens[1], lens[2], lens[3], lens[4], lens[5]),
+                format!(
+                    "center {}, width {}, level {}, ghost {}, solid {}, u {}, rho {n}",
+                    lens[0], lens[1], lens[2], lens[3], lens[4], lens[5]
+                ),
                 "vectors of one length (one entry per cell)",
             ));
         }

@@ -20,9 +20,9 @@ pub(crate) mod schedule;
 pub(crate) mod state;
 pub(crate) mod sync;
 
-pub use fields::{Fields, LeafCells};
 pub(crate) use fields::HostView;
+pub use fields::{Fields, LeafCells};
 pub(crate) use init::equilibrium_pool;
 pub use metrics::{amr_updates, AdaptTimes, LevelTimes, Timings};
-pub(crate) use params::step_params;
 pub use obstacles::SolidFn;
+pub(crate) use params::step_params;

@@ -117,7 +117,9 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             if list.len == 0 {
                 continue;
             }
-            if self.force_out.len() < 3 * list.len || matches!((dev, &self.force_out), (Device::Cuda(_), Buffer::Host(_))) {
+            if self.force_out.len() < 3 * list.len
+                || matches!((dev, &self.force_out), (Device::Cuda(_), Buffer::Host(_)))
+            {
                 self.force_out = dev.zeros(3 * list.len.next_power_of_two())?;
             }
             let args = ForceArgs {
@@ -146,4 +148,3 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         Ok(total)
     }
 }
-

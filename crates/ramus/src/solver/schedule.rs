@@ -94,7 +94,16 @@ impl Schedule {
                 }
                 flag(mesh, &mesh.id_sets[l], n, which, 0, onb, &mut self.flags)?;
                 ensure(dev, &mut list.ids, n)?;
-                prim::compact_deferred(dev, &mut self.scratch, &self.flags, &mesh.id_sets[l], n, &mut list.ids, &mut self.counts, slot)?;
+                prim::compact_deferred(
+                    dev,
+                    &mut self.scratch,
+                    &self.flags,
+                    &mesh.id_sets[l],
+                    n,
+                    &mut list.ids,
+                    &mut self.counts,
+                    slot,
+                )?;
                 built[slot] = true;
             }
         }

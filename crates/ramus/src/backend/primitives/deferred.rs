@@ -2,7 +2,9 @@
 //! a caller can queue several and read all counts with one synchronisation, or skip the
 //! read-back where the host knows the count already.
 
-use super::{check, compact_values, grow, scan_into_scratch, word_size, Buffer, Device, Elem, Result, Scratch, NONZERO, ZERO};
+use super::{
+    check, compact_values, grow, scan_into_scratch, word_size, Buffer, Device, Elem, Result, Scratch, NONZERO, ZERO,
+};
 
 /// Stream compaction like [`compact`](super::compact), without reading the count back: `out` must hold
 /// `n` items, and the count is left on the device in `counts[slot]`, so that a caller
@@ -31,11 +33,19 @@ pub fn compact_deferred<T: Elem>(
     let out_p = dev.ptr(out);
     // SAFETY: `flags`/`values` have `n` items, `out` holds `n` >= the count.
     unsafe {
-        compact_values(dev, n, dev.cptr(flags), dev.cptr(values), local, sums.wrapping_add(plan.levels[0].0), out_p, NONZERO)?
+        compact_values(
+            dev,
+            n,
+            dev.cptr(flags),
+            dev.cptr(values),
+            local,
+            sums.wrapping_add(plan.levels[0].0),
+            out_p,
+            NONZERO,
+        )?
     };
     dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
 }
-
 
 /// [`remove_if`](super::remove_if) without reading the count back: keeps the `values[i]`
 /// with `remove[i] == 0`, `i < n`, in order, at the front of `values`, and leaves their
