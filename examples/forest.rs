@@ -200,11 +200,11 @@ fn estimate_capacity(dim: usize, root: usize, levels: usize) -> usize {
 /// surface, on each level, keeps every cut leaf refinable.
 fn near_surface(dim: usize, g: &BlockGeometry, center: [f64; 3], radius: f64) -> bool {
     let (mut near, mut far) = (0.0f64, 0.0f64);
-    for a in 0..dim {
+    for (a, &c) in center.iter().enumerate().take(dim) {
         let (lo, hi) = (g.origin[a], g.origin[a] + g.size);
-        let d = center[a].clamp(lo, hi) - center[a];
+        let d = c.clamp(lo, hi) - c;
         near += d * d;
-        let e = (lo - center[a]).abs().max((hi - center[a]).abs());
+        let e = (lo - c).abs().max((hi - c).abs());
         far += e * e;
     }
     let (near, far) = (near.sqrt(), far.sqrt());

@@ -118,10 +118,8 @@ fn shear_wave(patch: Option<(f64, f64)>, steps: u64, interp: &str, tau: f64) -> 
 fn retain(c: &mut LeafCells, keep: &[bool]) {
     let mut i = 0;
     c.center.retain(|_| (keep[i], i += 1).0);
-    for v in [&mut c.width] {
-        let mut i = 0;
-        v.retain(|_| (keep[i], i += 1).0);
-    }
+    let mut i = 0;
+    c.width.retain(|_| (keep[i], i += 1).0);
     let mut i = 0;
     c.rho.retain(|_| (keep[i], i += 1).0);
     let mut i = 0;

@@ -40,6 +40,8 @@ pub const NONE_BAD: u64 = u64::MAX;
 /// The health of one cell's pre-collision shifted populations `h`: a `BAD_*` code (or
 /// [`HEALTHY`]) and the offending value (the first non-finite population, ρ, or |u|²).
 #[inline(always)]
+// `x − x ≠ 0` is the finiteness test on purpose (`Real` has no `is_finite`).
+#[allow(clippy::eq_op)]
 pub fn cell_health<L: VelocitySet, F: Real>(h: &L::Pop<F>, max_speed2: F) -> (u64, F) {
     let mut bad = F::ZERO;
     let mut finite = true;

@@ -20,6 +20,9 @@
 //! - [`criterion`]: vorticity and the log₂ level rule (solver section "Adaptive Mesh Refinement").
 //! - [`guard`]: the stability guard (first non-finite, non-positive-density or supersonic cell of a level).
 #![no_std]
+// Numerical code indexes several arrays by axis or direction in one loop, and rejects NaN
+// by writing checks as `!(x <= max)`: both on purpose.
+#![allow(clippy::needless_range_loop, clippy::neg_cmp_op_on_partial_ord)]
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(abi_ptx, stdarch_nvptx, core_intrinsics, gpu_launch_sized_workgroup_mem, gpu_intrinsics),

@@ -28,8 +28,7 @@ fn links<D: Dim>() -> (Vec<i32>, Vec<u32>, usize) {
                     c
                 };
             }
-            links[b * D::NEIGHBORS + k] =
-                if walls != 0 { boundary_link(walls) } else { (q[0] + 2 * q[1] + 4 * q[2]) as i32 };
+            links[b * D::NEIGHBORS + k] = if walls != 0 { boundary_link(walls) } else { q[0] + 2 * q[1] + 4 * q[2] };
         }
         assert_eq!(links[b * D::NEIGHBORS + link_index([0; 3], D::D)], b as i32);
     }

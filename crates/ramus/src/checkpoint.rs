@@ -136,8 +136,11 @@ fn section(out: &mut Vec<u8>, tag: &[u8; 4], data: &[u8]) {
     out.extend_from_slice(data);
 }
 
+/// A section: its four-byte tag and its bytes.
+type Section<'a> = ([u8; 4], &'a [u8]);
+
 /// Splits a run of sections; an error if a length runs past the end.
-fn sections(mut b: &[u8]) -> std::result::Result<Vec<([u8; 4], &[u8])>, ()> {
+fn sections(mut b: &[u8]) -> std::result::Result<Vec<Section<'_>>, ()> {
     let mut out = Vec::new();
     while !b.is_empty() {
         if b.len() < 12 {

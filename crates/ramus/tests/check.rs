@@ -258,10 +258,10 @@ fn refined_forests_pass() {
     yper[3] = P;
     for bc in [[W; 6], yper, [P; 6]] {
         let s = refined_2d(bc, true);
-        assert!(s.id_sets[4].len() > 0 && s.cell_mask.iter().any(|&m| m == CELL_GHOST));
+        assert!(!s.id_sets[4].is_empty() && s.cell_mask.contains(&CELL_GHOST));
         check(&s).unwrap_or_else(|e| panic!("2D {bc:?}: {e}"));
         let s = refined_3d(bc, true);
-        assert!(s.id_sets[3].len() > 0);
+        assert!(!s.id_sets[3].is_empty());
         check(&s).unwrap_or_else(|e| panic!("3D {bc:?}: {e}"));
     }
 }
@@ -279,7 +279,7 @@ fn mutations_are_reported() {
 
         let mut s = valid.clone();
         let j = (0..nb).find(|&j| j != nb / 2 && s.nbr[deep * nb + j] >= 0).unwrap();
-        s.nbr[deep * nb + j] = s.nbr[deep * nb + j] ^ 1;
+        s.nbr[deep * nb + j] ^= 1;
         expect_violation(&s, "links", &[&format!("block {deep}"), "nbr["]);
 
         let mut s = valid.clone();

@@ -473,7 +473,7 @@ fn rank_sort_kernel_is_stable() {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
-                (state as u32) % 37 | 0xff00_0000 // ties, and high bits outside the mask
+                ((state as u32) % 37) | 0xff00_0000 // ties, and high bits outside the mask
             })
             .collect();
         let values: Vec<u32> = (0..n as u32).collect();

@@ -40,7 +40,7 @@ impl<D: Dim> RootGrid<D> {
             .filter(|&n| n <= i32::MAX as usize)
             .ok_or_else(|| Error::invalid("cells", format!("{cells:?}"), "fewer than 2^31 root blocks"))?;
         let what = "the root grid's links";
-        let mut links = try_vec(what, 0i32, n.checked_mul(D::NEIGHBORS).unwrap_or(usize::MAX))?;
+        let mut links = try_vec(what, 0i32, n.saturating_mul(D::NEIGHBORS))?;
         for b in 0..n {
             let p = Self::position_of(blocks, b);
             for k in 0..D::NEIGHBORS {

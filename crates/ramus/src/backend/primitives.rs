@@ -405,7 +405,9 @@ fn word_size<T>() -> Result<usize> {
 }
 
 /// Shared body of the value compactions: keeps `values[i]` where the predicate of
-/// `flags[i]` holds.
+/// `flags[i]` holds. (Eight arguments: the typed-slice rework of the launch interface
+/// replaces `values` and `n` by one view.)
+#[allow(clippy::too_many_arguments)]
 fn compact_by<T: Elem>(
     dev: &Device,
     s: &mut Scratch,

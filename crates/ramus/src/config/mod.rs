@@ -365,14 +365,14 @@ impl ForestConfig {
                         ));
                     }
                 }
-                Boundary::Pressure { density } => {
-                    if !(density.is_finite() && (density - 1.0).abs() <= MAX_DENSITY_OFFSET) {
-                        return Err(Error::invalid(
-                            "outlet density",
-                            format!("{density} on face {}", face.name()),
-                            format!("a density within 1 ± {MAX_DENSITY_OFFSET} (weakly compressible model)"),
-                        ));
-                    }
+                Boundary::Pressure { density }
+                    if !(density.is_finite() && (density - 1.0).abs() <= MAX_DENSITY_OFFSET) =>
+                {
+                    return Err(Error::invalid(
+                        "outlet density",
+                        format!("{density} on face {}", face.name()),
+                        format!("a density within 1 ± {MAX_DENSITY_OFFSET} (weakly compressible model)"),
+                    ));
                 }
                 _ => {}
             }
