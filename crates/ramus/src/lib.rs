@@ -25,8 +25,8 @@ pub mod config;
 mod error;
 mod forest;
 pub mod output;
-pub mod select;
 pub mod solver;
+pub mod variants;
 
 pub use backend::cuda::{cuda_available, KERNELS_PTX};
 pub use backend::Backend;
@@ -37,8 +37,8 @@ pub use error::{CheckpointProblem, Error, Quantity, Result};
 pub use forest::{Adaptation, Forest, UserCriterion};
 pub use ramus_kernels::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
 pub use ramus_kernels::Real;
-pub use select::{LatticeKind, Precision};
 pub use solver::{Fields, LeafCells, SolidFn, Timings};
+pub use variants::{LatticeKind, Precision};
 
 /// The kernel crate, for users who write their own kernels against the same layout.
 pub use ramus_kernels as kernels;

@@ -1,6 +1,6 @@
-//! Run-time choice of the compile-time lattice and precision (for command lines and
-//! configuration files). A `Forest<D, Q, F>` is chosen by types; these enums name the
-//! combinations that exist and reject the rest with a named error.
+//! The compile-time variants named at run time: the lattice and the precision (for
+//! command lines and configuration files). A `Forest<D, Q, F>` is chosen by types; these
+//! enums name the combinations that exist and reject the rest with a named error.
 
 use std::fmt;
 use std::str::FromStr;
