@@ -13,23 +13,9 @@ use ramus::backend::Device;
 use ramus::kernels::amr::{status, units, MARK_COARSEN, MARK_REFINE, MARK_REFINE_FREEZE};
 use ramus::{Boundary, Dim, D2, D3};
 
-/// SplitMix64: marks depend on the forest, so they are drawn at run time from a seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// True with probability `pct` percent.
-    fn chance(&mut self, pct: u64) -> bool {
-        self.next() % 100 < pct
-    }
-}
+#[path = "common/splitmix.rs"]
+mod splitmix;
+use splitmix::Rng;
 
 #[derive(Clone, Debug)]
 struct Case {

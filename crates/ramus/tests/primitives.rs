@@ -14,23 +14,9 @@ const SIZES: [usize; 11] = [0, 1, 2, 255, 256, 257, 1000, 2049, 65537, 1_000_000
 const PAD: usize = 5;
 const SENTINEL: u32 = 0xDEAD_BEEF;
 
-/// splitmix64: small, deterministic.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn u32(&mut self) -> u32 {
-        (self.next() >> 32) as u32
-    }
-    fn below(&mut self, m: u32) -> u32 {
-        ((self.u32() as u64 * m as u64) >> 32) as u32
-    }
-}
+#[path = "common/splitmix.rs"]
+mod splitmix;
+use splitmix::Rng;
 
 /// `n` values from `f`, then `PAD` sentinels.
 fn padded(n: usize, mut f: impl FnMut() -> u32) -> Vec<u32> {
