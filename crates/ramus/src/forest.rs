@@ -8,6 +8,7 @@ use ramus_kernels::amr::{MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZ
 use ramus_kernels::{Dim, VelocitySet};
 
 use crate::amr::{metadata_bytes_per_block, AdaptWorkspace, BlockGeometry, Capacity, Mesh, MeshSpec};
+use crate::backend::stopwatch::Stopwatch;
 use crate::backend::{Backend, Device};
 use crate::config::{Criterion, ForestConfig};
 use crate::error::{Error, Result};
@@ -334,7 +335,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// Averages the parents about to be coarsened, runs the mesh routine on the current
     /// marks, fills the new children, rebuilds the work lists and refreshes the parents
     /// of ghost cells (ghosts must be fresh).
-    fn apply_marks(&mut self, mut laps: Laps) -> Result<Adaptation> {
+    fn apply_marks(&mut self, mut laps: Stopwatch) -> Result<Adaptation> {
         let root_odd = self.steps % 2 == 1;
         self.solver.average_coarsening(&self.mesh, root_odd, &mut self.sync)?;
         self.solver.timings.adapt.synchronize += laps.lap()?;
@@ -351,7 +352,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         self.device.synchronize()?;
         let times = &mut self.solver.timings.adapt;
         times.fill += laps.lap()?;
-        times.wall += laps.start.elapsed();
+        times.wall += laps.elapsed();
         times.count += 1;
         for (acc, s) in times.mesh_steps.iter_mut().zip(report.per_step) {
             acc.1 += s.1;
@@ -360,10 +361,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     }
 
     /// A stopwatch for one adaptation, started with the device idle.
-    fn laps(&self) -> Result<Laps> {
+    fn laps(&self) -> Result<Stopwatch> {
         self.device.synchronize()?;
-        let now = Instant::now();
-        Ok(Laps { device: self.device.clone(), profile: self.solver.profile, start: now, last: now })
+        Ok(Stopwatch::new(self.device.clone(), self.solver.profile))
     }
 
     /// Averages every level into its parents and refills every ghost layer, so that all
@@ -529,28 +529,5 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// The configuration the forest was built from.
     pub fn config(&self) -> &ForestConfig {
         &self.config
-    }
-}
-
-/// Stopwatch of the parts of one adaptation: a lap waits for the device only while
-/// profiling (otherwise it reads zero and costs nothing), so that an unprofiled adaptation
-/// queues its launches without a synchronisation between parts.
-struct Laps {
-    device: Device,
-    profile: bool,
-    start: Instant,
-    last: Instant,
-}
-
-impl Laps {
-    fn lap(&mut self) -> Result<Duration> {
-        if !self.profile {
-            return Ok(Duration::ZERO);
-        }
-        self.device.synchronize()?;
-        let now = Instant::now();
-        let d = now - self.last;
-        self.last = now;
-        Ok(d)
     }
 }

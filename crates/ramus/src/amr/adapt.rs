@@ -11,7 +11,7 @@
 //! capacity. Every kernel is deterministic and race-free, so the CPU and CUDA backends
 //! build identical forests.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ramus_kernels::amr::build::{
     AppendChildren, BranchStatus, BuildChildren, FinalizeCoarsened, FinalizeRefined, FlagRemoved, GatherParents,
@@ -28,6 +28,7 @@ use ramus_kernels::Dim;
 use super::workspace::{ensure, key_bits, AdaptWorkspace};
 use super::{metadata_bytes_per_block, Mesh};
 use crate::backend::primitives as prim;
+use crate::backend::stopwatch::Stopwatch;
 use crate::backend::{Buffer, Device};
 use crate::error::{Error, Result};
 
@@ -55,12 +56,9 @@ impl AdaptReport {
     }
 }
 
-/// Per-step stopwatch; when profiling, each lap waits for the device first.
+/// Per-step times of one adapt ([`Stopwatch`] laps: zero unless profiling).
 struct Clock {
-    dev: Device,
-    profile: bool,
-    start: Instant,
-    t: Instant,
+    watch: Stopwatch,
     steps: [(&'static str, Duration); 9],
 }
 
@@ -70,24 +68,17 @@ impl Clock {
         for (s, n) in steps.iter_mut().zip(ADAPT_STEPS) {
             s.0 = n;
         }
-        let now = Instant::now();
-        Clock { dev, profile, start: now, t: now, steps }
+        Clock { watch: Stopwatch::new(dev, profile), steps }
     }
 
     fn lap(&mut self, step: usize) -> Result<()> {
-        if self.profile {
-            self.dev.synchronize()?;
-            let now = Instant::now();
-            self.steps[step].1 = now - self.t;
-            self.t = now;
-        }
+        self.steps[step].1 = self.watch.lap()?;
         Ok(())
     }
 
     /// The report, after waiting for the device.
     fn report(self, refined: usize, coarsened: usize) -> Result<AdaptReport> {
-        self.dev.synchronize()?;
-        Ok(AdaptReport { refined, coarsened, per_step: self.steps, elapsed: self.start.elapsed() })
+        Ok(AdaptReport { refined, coarsened, per_step: self.steps, elapsed: self.watch.total()? })
     }
 }
 

@@ -7,6 +7,7 @@ pub mod cuda;
 pub mod device;
 pub mod memory;
 pub mod primitives;
+pub(crate) mod stopwatch;
 
 pub use device::{Buffer, Device, Elem};
 
