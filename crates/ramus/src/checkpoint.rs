@@ -13,7 +13,7 @@
 //! | 4 | CRC-32 of everything before it |
 //!
 //! Sections: `CONF` (the [`ForestConfig`] as TOML), `STEP` (root steps, whether the forest
-//! had a user solid closure), `MESH` (the [`MeshState`]: arrays of every block ID handed
+//! had a user solid closure), `MESH` (the mesh state: arrays of every block ID handed
 //! out, ID sets, freed IDs), `POPS` (the distributions of those blocks, raw), `USER`
 //! (bytes the caller stores along, e.g. an example's force history).
 //!

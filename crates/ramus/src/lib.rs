@@ -16,6 +16,7 @@
 // Numerical code indexes several arrays by axis or direction in one loop, and rejects NaN
 // by writing checks as `!(x <= max)`: both on purpose.
 #![allow(clippy::needless_range_loop, clippy::neg_cmp_op_on_partial_ord)]
+#![warn(missing_docs)]
 
 pub mod amr;
 pub mod backend;

@@ -11,8 +11,11 @@ use crate::error::{Error, Result};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LatticeKind {
+    /// [`crate::D2Q9`].
     D2Q9,
+    /// [`crate::D3Q19`].
     D3Q19,
+    /// [`crate::D3Q27`].
     D3Q27,
 }
 
@@ -73,7 +76,9 @@ impl fmt::Display for LatticeKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
+    /// `f32` populations.
     F32,
+    /// `f64` populations.
     F64,
 }
 

@@ -26,13 +26,28 @@ use crate::error::{Error, Result};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Region {
     /// Axis-aligned box; a block is inside if its box overlaps with positive volume.
-    Box { min: [f64; 3], max: [f64; 3] },
+    Box {
+        /// Lower corner (root cells).
+        min: [f64; 3],
+        /// Upper corner (root cells).
+        max: [f64; 3],
+    },
     /// Solid sphere (disc in 2D); a block is inside if some point of it is closer than
     /// `radius` to the centre.
-    Sphere { center: [f64; 3], radius: f64 },
+    Sphere {
+        /// Centre (root cells).
+        center: [f64; 3],
+        /// Radius (root cells).
+        radius: f64,
+    },
     /// Sphere surface (circle in 2D); a block is on it if its nearest point is within and
     /// its farthest point outside (or on) the sphere.
-    SphereSurface { center: [f64; 3], radius: f64 },
+    SphereSurface {
+        /// Centre (root cells).
+        center: [f64; 3],
+        /// Radius (root cells).
+        radius: f64,
+    },
 }
 
 /// Geometry of a leaf, for [`Mesh::mark_with`] (root cells).

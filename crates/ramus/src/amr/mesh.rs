@@ -39,11 +39,17 @@ pub const MAX_CELLS: usize = (i32::MAX as usize / units::ROOT_CELL as usize) & !
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum Capacity {
     /// Exactly this many blocks (root blocks included).
-    Blocks { blocks: usize },
+    Blocks {
+        /// Pool size in blocks.
+        blocks: usize,
+    },
     /// As many blocks as fit in this fraction `(0, 0.9]` of the memory the device can use
     /// ([`Device::free_memory`]), given the bytes each block needs (metadata plus any
     /// per-block solver data). At most [`MAX_MEMORY_FRACTION`]: see there why not all.
-    FreeMemoryFraction { fraction: f64 },
+    FreeMemoryFraction {
+        /// Share of the usable memory, `(0, 0.9]`.
+        fraction: f64,
+    },
     /// Room for every block the mesh can reach — the root grid refined everywhere to the
     /// last level, `n_root · Σ_{l<L} 2^{D·l}` blocks — but no more than `max_bytes` of
     /// pool (`None`: no byte limit) and no more than [`AUTO_MEMORY_FRACTION`] of the
@@ -51,6 +57,7 @@ pub enum Capacity {
     /// past it ends with [`Error::OutOfMemory`] for "the block pool" (the forest stays
     /// valid). On the CPU the pool's memory is only touched as blocks are handed out.
     Auto {
+        /// Most bytes of pool (`None`: only the memory cap applies).
         #[serde(default)]
         max_bytes: Option<usize>,
     },
@@ -192,7 +199,7 @@ impl MeshSpec {
 ///
 /// The pool arrays are allocated zeroed and the free state of an ID (level −1,
 /// `INACTIVE`, links `N_SKIP`, ...) is written only when the IDs around it are about to
-/// be handed out ([`Mesh::prepare_ids`]): on the CPU a large pool costs memory only for
+/// be handed out (`Mesh::prepare_ids`): on the CPU a large pool costs memory only for
 /// the part in use.
 pub struct Mesh<D: Dim> {
     pub(crate) device: Device,

@@ -19,15 +19,29 @@ pub struct MeshSnapshot {
     pub root_blocks: [usize; 3],
     /// Face boundaries (periodic faces wrap links).
     pub boundaries: [Boundary; 6],
+    // The pool's arrays, one entry per ID (or per ID and direction or cell), as laid out
+    // and documented in `ramus_kernels::amr`.
+    /// Grid level of each ID (−1: inactive).
     pub level: Vec<i32>,
+    /// Lower corner of each block, `origin[3b + a]`, in [`ramus_kernels::amr::units`].
     pub origin: Vec<i32>,
+    /// Refinement status of each ID ([`ramus_kernels::amr::status`] codes).
     pub status: Vec<i32>,
+    /// Parent ID (−1: a root block or inactive).
     pub parent: Vec<i32>,
+    /// First child ID (children are `child + k`, `k < 2^D`; −1: none).
     pub child: Vec<i32>,
+    /// Neighbour links, `nbr[b 3^D + k]` (centre = `b`; negative: a sentinel, see
+    /// [`ramus_kernels::block`]).
     pub nbr: Vec<i32>,
+    /// First child of each neighbour (`NO_CHILD` if it is a leaf, the link's sentinel if
+    /// there is no neighbour).
     pub nbr_child: Vec<i32>,
+    /// 1 if any `nbr` link of the block is negative.
     pub onb: Vec<u32>,
+    /// `BLOCK_HAS_GHOSTS` / `BLOCK_CHILD_HAS_GHOSTS` bits.
     pub block_mask: Vec<u32>,
+    /// Per cell (`4^D` per block): interior, interface or ghost.
     pub cell_mask: Vec<u8>,
     /// Active IDs of each level, in ID-set order.
     pub id_sets: Vec<Vec<u32>>,
@@ -67,7 +81,7 @@ impl MeshSnapshot {
 impl<D: Dim> Mesh<D> {
     /// Copies the whole mesh to the host (every array of the pool's capacity: meant for
     /// checks, output and tests). IDs never handed out show their free state, also where
-    /// the device still holds the allocation's zeros (see [`Mesh::prepare_ids`]).
+    /// the device still holds the allocation's zeros (see `Mesh::prepare_ids`).
     pub fn snapshot(&self) -> Result<MeshSnapshot> {
         let dev = &self.device;
         let mut id_sets = Vec::with_capacity(self.id_sets.len());

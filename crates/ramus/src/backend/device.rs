@@ -64,12 +64,15 @@ pub enum Device {
 
 /// Memory on a [`Device`].
 pub enum Buffer<T> {
+    /// Host memory of the CPU backend.
     Host(Vec<T>),
     /// Device memory; `len` may be 0 while the allocation holds one element (the driver
     /// does not allocate zero bytes). A `len` above the allocation's counts as the
     /// allocation's length (see [`Buffer::len`]).
     Cuda {
+        /// The allocation.
         slice: CudaSlice<T>,
+        /// Elements in use.
         len: usize,
     },
 }

@@ -55,11 +55,17 @@ pub const WALL_NORMAL_TOLERANCE: f64 = 1e-12;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Face {
+    /// `x = 0`.
     XMin,
+    /// `x = ` the domain's length.
     XMax,
+    /// `y = 0`.
     YMin,
+    /// `y = ` the domain's height.
     YMax,
+    /// `z = 0` (3D).
     ZMin,
+    /// `z = ` the domain's depth (3D).
     ZMax,
 }
 
@@ -92,16 +98,23 @@ pub enum Boundary {
     Periodic,
     /// Half-way bounce-back wall moving with `velocity` (lattice units; zero for no-slip).
     /// Second-order accurate for a wall half-way between cell centres.
-    Wall { velocity: [f64; 3] },
+    Wall {
+        /// Wall velocity, tangential to the face (lattice units).
+        velocity: [f64; 3],
+    },
     /// Velocity inlet or far field: half-way bounce-back with the prescribed uniform
     /// `velocity` (lattice units), which may cross the face. The same rule as a moving
     /// wall (second order in space for the tangential part; mass enters through the
     /// normal part with `ρ_w = 1`).
-    Velocity { velocity: [f64; 3] },
+    Velocity {
+        /// Inlet velocity (lattice units).
+        velocity: [f64; 3],
+    },
     /// Pressure outlet: anti-bounce-back with wall density `density` (1 for the paper's
     /// `p_w = 0`) and the boundary cell's own velocity as the wall velocity, which makes
     /// it first-order accurate (the paper refines the outlet to compensate).
     Pressure {
+        /// Density at the face, `1 ± MAX_DENSITY_OFFSET` (default 1).
         #[serde(default = "unit_density")]
         density: f64,
     },
@@ -134,9 +147,19 @@ impl Boundary {
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum Fluid {
     /// Kinematic viscosity ν directly.
-    Viscosity { nu: f64 },
+    Viscosity {
+        /// ν in root lattice units.
+        nu: f64,
+    },
     /// Reynolds number `Re = U L / ν` with reference velocity `U` and length `L` (cells).
-    Reynolds { re: f64, velocity: f64, length: f64 },
+    Reynolds {
+        /// Reynolds number.
+        re: f64,
+        /// Reference velocity `U` (lattice units).
+        velocity: f64,
+        /// Reference length `L` (root cells).
+        length: f64,
+    },
 }
 
 impl Fluid {

@@ -13,15 +13,26 @@ use crate::error::{Error, Result};
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum Shape {
     /// Axis-aligned box from `min` to `max`.
-    Box { min: [f64; 3], max: [f64; 3] },
+    Box {
+        /// Lower corner (root cells).
+        min: [f64; 3],
+        /// Upper corner (root cells).
+        max: [f64; 3],
+    },
     /// Sphere (disc in 2D).
-    Sphere { center: [f64; 3], radius: f64 },
+    Sphere {
+        /// Centre (root cells).
+        center: [f64; 3],
+        /// Radius (root cells).
+        radius: f64,
+    },
 }
 
 /// A solid obstacle.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Obstacle {
+    /// Its shape.
     pub shape: Shape,
 }
 

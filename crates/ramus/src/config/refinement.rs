@@ -45,8 +45,11 @@ pub enum Criterion {
     /// lattice velocity per `length` root cells (default: the domain's x extent), which
     /// reproduces the paper's units (domain length 1).
     Vorticity {
+        /// `N_start` of the level rule.
         n_start: f64,
+        /// `N_inc` of the level rule.
         n_inc: f64,
+        /// Length unit of `|ω|` in root cells (`None`: the domain's x extent).
         #[serde(default)]
         length: Option<f64>,
     },

@@ -30,7 +30,9 @@ pub const VTK_HEXAHEDRON: u8 = 12;
 /// One cell-data array.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CellArray {
+    /// One integer per cell (e.g. level).
     Int32(Vec<i32>),
+    /// One number per cell (e.g. density).
     Float64(Vec<f64>),
     /// Three components per cell (e.g. velocity).
     Vector64(Vec<[f64; 3]>),
@@ -242,9 +244,13 @@ pub fn leaf_blocks_writer(s: &MeshSnapshot) -> Result<VtuWriter> {
 /// A `.vtu` file as parsed by [`read_vtu`]: the ASCII subset [`VtuWriter`] writes.
 #[derive(Clone, Debug, Default)]
 pub struct VtuFile {
+    /// Point coordinates.
     pub points: Vec<[f64; 3]>,
+    /// Point indices of the cells, cell after cell.
     pub connectivity: Vec<usize>,
+    /// End of each cell's run in `connectivity`.
     pub offsets: Vec<usize>,
+    /// VTK cell type of each cell ([`VTK_QUAD`], [`VTK_HEXAHEDRON`]).
     pub types: Vec<u8>,
     /// Cell-data arrays by name (values as `f64`; vectors flattened, components fastest).
     pub cell_data: BTreeMap<String, Vec<f64>>,
