@@ -23,7 +23,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use ramus::amr::{AdaptReport, AdaptWorkspace, Capacity, Mesh, MeshSpec, ADAPT_STEPS};
 use ramus::backend::Device;
-use ramus::kernels::amr::{MARK_COARSEN, MARK_REFINE};
+use ramus::Mark;
 use ramus::{Backend, Boundary, D3};
 
 #[path = "support/mod.rs"]
@@ -82,11 +82,11 @@ fn new_mesh(device: &Device, root: usize, capacity: usize) -> Result<Mesh<D3>> {
 fn refine_and_reset(mesh: &mut Mesh<D3>, ws: &mut AdaptWorkspace, k: usize) -> Result<AdaptReport> {
     let profile = ws.profile;
     let ids: Vec<u32> = (0..k as u32).collect();
-    mesh.mark_blocks(&ids, MARK_REFINE)?;
+    mesh.mark_blocks(&ids, Mark::Refine)?;
     let report = mesh.adapt_with(ws).context("refining")?;
     anyhow::ensure!(report.refined == k, "expected {k} refinements, got {}", report.refined);
     let children: Vec<u32> = mesh.leaf_geometry()?.into_iter().filter(|g| g.level == 1).map(|g| g.id).collect();
-    mesh.mark_blocks(&children, MARK_COARSEN)?;
+    mesh.mark_blocks(&children, Mark::Coarsen)?;
     ws.profile = false;
     let back = mesh.adapt_with(ws).context("coarsening back");
     ws.profile = profile;

@@ -30,8 +30,8 @@ use clap::Parser;
 use ramus::amr::BlockGeometry;
 use ramus::amr::{check, Capacity, Mesh, MeshSpec, Region};
 use ramus::backend::Device;
-use ramus::kernels::amr::{MARK_COARSEN, MARK_NONE, MARK_REFINE};
 use ramus::output::write_leaf_blocks_vtu;
+use ramus::Mark;
 use ramus::{Backend, Boundary, Dim, D2, D3};
 use serde::{Deserialize, Serialize};
 
@@ -245,10 +245,10 @@ fn run_dim<D: Dim>(args: &Args, device: Device) -> Result<Summary> {
     let n = args.root as f64;
     let center = [n / 2.0, n / 2.0, if dim == 3 { n / 2.0 } else { 0.0 }];
     for round in 1..args.levels {
-        mesh.mark_with(|g| if near_surface(dim, &g, center, RADIUS * n) { MARK_REFINE } else { MARK_NONE })?;
+        mesh.mark_with(|g| if near_surface(dim, &g, center, RADIUS * n) { Mark::Refine } else { Mark::None })?;
         adapt(&mut mesh, &format!("refinement round {round}"))?;
     }
-    mesh.mark_region(Region::Box { min: [n / 2.0, 0.0, 0.0], max: [n, n, n] }, MARK_COARSEN)?;
+    mesh.mark_region(Region::Box { min: [n / 2.0, 0.0, 0.0], max: [n, n, n] }, Mark::Coarsen)?;
     adapt(&mut mesh, "coarsening x > 0.5")?;
 
     let s = mesh.snapshot()?;

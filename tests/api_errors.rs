@@ -127,9 +127,9 @@ fn adaptation_that_never_runs_is_an_error() {
     assert!(cavity_config().refinement(on_demand).validate(2).is_ok());
     let never = Refinement { criterion: Criterion::None, ..refinement };
     let mut forest = Forest::<D2, D2Q9, f64>::new(cavity_config().refinement(never)).unwrap();
-    assert_invalid(forest.set_user_criterion(|_, _| 0), "refinement.every");
+    assert_invalid(forest.set_user_criterion(|_, _| ramus::Mark::None), "refinement.every");
     let mut single = Forest::<D2, D2Q9, f64>::new(cavity_config()).unwrap();
-    assert!(single.set_user_criterion(|_, _| 0).is_err());
+    assert!(single.set_user_criterion(|_, _| ramus::Mark::None).is_err());
 }
 
 #[test]

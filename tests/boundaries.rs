@@ -148,7 +148,7 @@ fn obstacles_are_solid_on_every_level() {
     config.refinement.walls = None;
     config.boundaries[Face::YMax.index()] = Boundary::NO_SLIP;
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
-    forest.adapt_with(|g| if g.origin[0] < 16.0 { ramus::kernels::amr::MARK_REFINE } else { 0 }).expect("refine");
+    forest.adapt_with(|g| if g.origin[0] < 16.0 { ramus::Mark::Refine } else { ramus::Mark::None }).expect("refine");
     forest.advance(50).expect("advance");
     let cells = forest.leaf_cells().expect("cells");
     for level in 0..2u8 {

@@ -2,7 +2,7 @@
 //! refinement at construction, a user criterion, sampling and leaf output, timings, and
 //! configurations loaded from TOML.
 
-use ramus::kernels::amr::{MARK_COARSEN, MARK_NONE, MARK_REFINE};
+use ramus::Mark;
 use ramus::{Backend, Face, Forest, ForestConfig, Refinement, WallRefinement, D2, D2Q9, D3, D3Q19};
 
 fn box2(levels: usize) -> ForestConfig {
@@ -27,7 +27,7 @@ fn frozen_wall_refinement_at_construction() {
         }
     }
     // Frozen: coarsening everything leaves the wall refinement in place.
-    forest.adapt_with(|_| MARK_COARSEN).expect("adapt");
+    forest.adapt_with(|_| Mark::Coarsen).expect("adapt");
     assert_eq!(forest.blocks_per_level(), blocks, "frozen blocks were coarsened");
 }
 
@@ -40,11 +40,11 @@ fn user_criterion_refines_and_coarsens_during_advance() {
     forest
         .set_user_criterion(|g, step| {
             if step < 8 && g.origin[0] < 16.0 && g.level == 0 {
-                MARK_REFINE
+                Mark::Refine
             } else if step >= 8 {
-                MARK_COARSEN
+                Mark::Coarsen
             } else {
-                MARK_NONE
+                Mark::None
             }
         })
         .expect("a forest that adapts accepts a user criterion");
@@ -67,7 +67,7 @@ fn sample_and_leaf_cells_reproduce_a_linear_field() {
     let config = box2(3);
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
     forest
-        .adapt_with(|g| if g.origin[0] >= 8.0 && g.origin[0] < 24.0 { MARK_REFINE } else { MARK_NONE })
+        .adapt_with(|g| if g.origin[0] >= 8.0 && g.origin[0] < 24.0 { Mark::Refine } else { Mark::None })
         .expect("adapt");
     let field = |p: [f64; 3]| (1.0, [0.01 * p[1] / 32.0, 0.002 * p[0] / 32.0, 0.0]);
     forest.initialize(field).expect("initialize");
@@ -125,7 +125,7 @@ fn readme_mesh_snippet_runs() {
         MeshSpec { cells: [64; 3], boundaries: [Boundary::NO_SLIP; 6], max_levels: 5, capacity: Capacity::default() };
     let mut mesh = Mesh::<D3>::new(Device::new(Backend::Cpu).unwrap(), spec, 0).unwrap();
     let mut ws = AdaptWorkspace::new(mesh.device()).unwrap();
-    mesh.mark_region(Region::SphereSurface { center: [32.0; 3], radius: 10.0 }, MARK_REFINE).unwrap();
+    mesh.mark_region(Region::SphereSurface { center: [32.0; 3], radius: 10.0 }, Mark::Refine).unwrap();
     let report = mesh.adapt_with(&mut ws).unwrap();
     check(&mesh.snapshot().unwrap()).expect("a valid forest");
     println!("README mesh snippet: {report:?}, {:.3} s", t.elapsed().as_secs_f64());

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use ramus::amr::{check, AdaptWorkspace, Capacity, Mesh, MeshSnapshot, MeshSpec, Region};
 use ramus::backend::{Backend, Device};
-use ramus::kernels::amr::{MARK_COARSEN, MARK_REFINE};
+use ramus::Mark;
 use ramus::{Boundary, Dim, D2, D3};
 
 const P: Boundary = Boundary::Periodic;
@@ -68,12 +68,12 @@ fn cpu_equals_gpu<D: Dim>(cells: [usize; 3], bc: [Boundary; 6], seed: u64, round
     for round in 0..rounds {
         let (up, down) = draw(&mut c, seed, round);
         for m in [&mut c, &mut g] {
-            m.mark_blocks(&up, MARK_REFINE).unwrap();
-            m.mark_blocks(&down, MARK_COARSEN).unwrap();
+            m.mark_blocks(&up, Mark::Refine).unwrap();
+            m.mark_blocks(&down, Mark::Coarsen).unwrap();
         }
         if round % 4 == 3 {
             for m in [&mut c, &mut g] {
-                m.mark_region(Region::SphereSurface { center: [5.0, 7.0, 6.0], radius: 4.5 }, MARK_REFINE).unwrap();
+                m.mark_region(Region::SphereSurface { center: [5.0, 7.0, 6.0], radius: 4.5 }, Mark::Refine).unwrap();
             }
         }
         let rc = c.adapt().unwrap();
@@ -128,17 +128,17 @@ fn gpu_adapt_timings() {
     // Warm up (module load, allocations).
     m.adapt_with(&mut ws).unwrap();
     let leaves = m.leaf_ids().unwrap();
-    m.mark_blocks(&leaves, MARK_REFINE).unwrap();
+    m.mark_blocks(&leaves, Mark::Refine).unwrap();
     let r = m.adapt_with(&mut ws).unwrap();
     show("uniform 32^3 roots -> level 1", &r);
     for i in 0..3 {
-        m.mark_region(Region::SphereSurface { center: [64.0, 64.0, 64.0], radius: 30.0 + i as f64 }, MARK_REFINE)
+        m.mark_region(Region::SphereSurface { center: [64.0, 64.0, 64.0], radius: 30.0 + i as f64 }, Mark::Refine)
             .unwrap();
         let r = m.adapt_with(&mut ws).unwrap();
         show("sphere surface -> level 2", &r);
         let leaves = m.leaf_geometry().unwrap();
         let fine: Vec<u32> = leaves.iter().filter(|g| g.level == 2).map(|g| g.id).collect();
-        m.mark_blocks(&fine, MARK_COARSEN).unwrap();
+        m.mark_blocks(&fine, Mark::Coarsen).unwrap();
         let r = m.adapt_with(&mut ws).unwrap();
         show("coarsen level 2", &r);
     }

@@ -5,7 +5,7 @@
 //! uniform coarse-grid error, and no pressure jump at the interface larger than the
 //! discretisation error).
 
-use ramus::kernels::amr::{MARK_NONE, MARK_REFINE};
+use ramus::Mark;
 use ramus::{Backend, Boundary, Face, Fluid, Forest, ForestConfig, LeafCells, D2, D2Q9};
 
 /// Wall / wave speed (Ma ≈ 0.09).
@@ -17,9 +17,9 @@ fn refine_patch(forest: &mut Forest<D2, D2Q9, f64>, lo: f64, hi: f64) {
         .adapt_with(|g| {
             let inside = (0..2).all(|k| g.origin[k] >= lo && g.origin[k] + g.size <= hi);
             if inside && g.level == 0 {
-                MARK_REFINE
+                Mark::Refine
             } else {
-                MARK_NONE
+                Mark::None
             }
         })
         .expect("adapt");

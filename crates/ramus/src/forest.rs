@@ -4,10 +4,9 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ramus_kernels::amr::{MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZE};
 use ramus_kernels::{Dim, VelocitySet};
 
-use crate::amr::{metadata_bytes_per_block, AdaptWorkspace, BlockGeometry, Capacity, Mesh, MeshSpec};
+use crate::amr::{metadata_bytes_per_block, AdaptWorkspace, BlockGeometry, Capacity, Mark, Mesh, MeshSpec};
 use crate::backend::stopwatch::Stopwatch;
 use crate::backend::{Backend, Device};
 use crate::config::{Criterion, ForestConfig};
@@ -20,9 +19,9 @@ use crate::Float;
 
 mod checkpoint;
 
-/// A user refinement criterion: the mark (`MARK_REFINE`, `MARK_COARSEN`, `MARK_NONE`,
-/// from [`crate::kernels::amr`]) of a leaf, given its geometry and the root step count.
-pub type UserCriterion = Box<dyn FnMut(&BlockGeometry, u64) -> i32 + Send>;
+/// A user refinement criterion: the [`Mark`] of a leaf, given its geometry and the root
+/// step count.
+pub type UserCriterion = Box<dyn FnMut(&BlockGeometry, u64) -> Mark + Send>;
 
 /// What one [`Forest::adapt`] changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -204,7 +203,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
             }
             self.solver.advance_level(&self.mesh, 0, self.steps % 2 == 1)?;
             self.steps += 1;
-            let cells: Vec<usize> = self.mesh.id_counts.iter().map(|&n| n * D::BLOCK_CELLS).collect();
+            let cells: Vec<usize> = self.mesh.blocks_per_level().iter().map(|&n| n * D::BLOCK_CELLS).collect();
             self.solver.timings.updates += amr_updates(&cells, D::CHILDREN);
             self.solver.timings.root_steps += 1;
         }
@@ -270,7 +269,16 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
 
     /// Adapts the mesh once with marks from `mark(geometry)` for every leaf (see
     /// [`UserCriterion`]); otherwise as [`Self::adapt`].
-    pub fn adapt_with(&mut self, mark: impl FnMut(&BlockGeometry) -> i32) -> Result<Adaptation> {
+    ///
+    /// Marks are [`Mark`]s, not integers:
+    ///
+    /// ```compile_fail
+    /// # use ramus::{Backend, Forest, ForestConfig, D2, D2Q9};
+    /// let config = ForestConfig::new([16, 16, 0]).backend(Backend::Cpu).levels(2);
+    /// let mut forest = Forest::<D2, D2Q9, f64>::new(config).unwrap();
+    /// forest.adapt_with(|_| 7).unwrap();
+    /// ```
+    pub fn adapt_with(&mut self, mark: impl FnMut(&BlockGeometry) -> Mark) -> Result<Adaptation> {
         if self.mesh.max_levels() == 1 {
             return Ok(Adaptation::default());
         }
@@ -285,7 +293,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// Uses `f` instead of the configured criterion at every adaptation. An error if the
     /// forest never adapts (one level, or `refinement.every = 0`): the criterion would
     /// never be called.
-    pub fn set_user_criterion(&mut self, f: impl FnMut(&BlockGeometry, u64) -> i32 + Send + 'static) -> Result<()> {
+    pub fn set_user_criterion(&mut self, f: impl FnMut(&BlockGeometry, u64) -> Mark + Send + 'static) -> Result<()> {
         let r = &self.config.refinement;
         if r.levels < 2 {
             return Err(Error::invalid(
@@ -305,26 +313,19 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         Ok(())
     }
 
-    /// Marks the leaves with `mark(geometry)` (values checked).
-    fn mark_leaves(&mut self, mut mark: impl FnMut(&BlockGeometry) -> i32) -> Result<()> {
+    /// Marks the leaves with `mark(geometry)`.
+    fn mark_leaves(&mut self, mut mark: impl FnMut(&BlockGeometry) -> Mark) -> Result<()> {
         let leaves = self.mesh.leaf_geometry()?;
         let mut groups: [Vec<u32>; 3] = Default::default();
         for g in &leaves {
             match mark(g) {
-                MARK_NONE => {}
-                MARK_REFINE => groups[0].push(g.id),
-                MARK_COARSEN => groups[1].push(g.id),
-                MARK_REFINE_FREEZE => groups[2].push(g.id),
-                m => {
-                    return Err(Error::invalid(
-                        "mark",
-                        m,
-                        "MARK_NONE (0), MARK_REFINE (1), MARK_REFINE_FREEZE (2) or MARK_COARSEN (-1)",
-                    ))
-                }
+                Mark::None => {}
+                Mark::Refine => groups[0].push(g.id),
+                Mark::Coarsen => groups[1].push(g.id),
+                Mark::RefineFreeze => groups[2].push(g.id),
             }
         }
-        for (ids, m) in groups.iter().zip([MARK_REFINE, MARK_COARSEN, MARK_REFINE_FREEZE]) {
+        for (ids, m) in groups.iter().zip([Mark::Refine, Mark::Coarsen, Mark::RefineFreeze]) {
             if !ids.is_empty() {
                 self.mesh.mark_blocks(ids, m)?;
             }
@@ -463,12 +464,12 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
 
     /// Active blocks per level (leaves and parents).
     pub fn blocks_per_level(&self) -> Vec<usize> {
-        self.mesh.id_counts.clone()
+        self.mesh.blocks_per_level().to_vec()
     }
 
     /// Leaf blocks per level (each parent has exactly `2^D` children).
     pub fn leaves_per_level(&self) -> Vec<usize> {
-        let n = &self.mesh.id_counts;
+        let n = &self.mesh.blocks_per_level();
         (0..n.len()).map(|l| n[l] - n.get(l + 1).map_or(0, |c| c / D::CHILDREN)).collect()
     }
 

@@ -29,6 +29,7 @@ pub mod output;
 pub mod solver;
 pub mod variants;
 
+pub use amr::{Mark, Status};
 pub use backend::cuda::{cuda_available, KERNELS_PTX};
 pub use backend::Backend;
 pub use config::{

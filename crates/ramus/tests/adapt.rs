@@ -4,8 +4,9 @@
 
 use ramus::amr::{check, AdaptWorkspace, Capacity, Mesh, MeshSnapshot, MeshSpec, Region};
 use ramus::backend::Device;
-use ramus::kernels::amr::{status, units, MARK_COARSEN, MARK_REFINE};
+use ramus::kernels::amr::{status, units};
 use ramus::kernels::block::{link_index, N_SKIP};
+use ramus::Mark;
 use ramus::{Boundary, Dim, Error, Face, D2, D3};
 
 const P: Boundary = Boundary::Periodic;
@@ -57,7 +58,7 @@ fn leaves(s: &MeshSnapshot) -> usize {
 fn refine_one_block_2d() {
     let mut m = mesh::<D2>([16, 16, 1], [W; 6], 3, 64);
     let before = valid(&m);
-    m.mark_blocks(&[5], MARK_REFINE).unwrap();
+    m.mark_blocks(&[5], Mark::Refine).unwrap();
     let r = m.adapt().unwrap();
     assert_eq!((r.refined, r.coarsened), (1, 0));
     let s = valid(&m);
@@ -86,22 +87,22 @@ fn refine_one_block_2d() {
 fn refine_near_boundary_and_corner() {
     for &b in &[0u32, 1, 3, 15] {
         let mut m = mesh::<D2>([16, 16, 1], [W; 6], 3, 64);
-        m.mark_blocks(&[b], MARK_REFINE).unwrap();
+        m.mark_blocks(&[b], Mark::Refine).unwrap();
         assert_eq!(m.adapt().unwrap().refined, 1);
         let s = valid(&m);
         let c = s.child[b as usize] as usize;
         assert!(s.onb[c] != 0);
     }
     let mut m = mesh::<D3>([8, 8, 8], [W; 6], 3, 64);
-    m.mark_blocks(&[0], MARK_REFINE).unwrap();
+    m.mark_blocks(&[0], Mark::Refine).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 1);
     valid(&m);
     // The corner child 0 touches only its siblings and walls: it may refine. Child 7 (the
     // inner corner) touches coarser root blocks (N_SKIP): 2:1 forbids it.
     let c = m.snapshot().unwrap().child[0] as u32;
-    m.mark_blocks(&[c + 7], MARK_REFINE).unwrap();
+    m.mark_blocks(&[c + 7], Mark::Refine).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 0);
-    m.mark_blocks(&[c], MARK_REFINE).unwrap();
+    m.mark_blocks(&[c], Mark::Refine).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 1);
     valid(&m);
 }
@@ -112,7 +113,7 @@ fn refine_twice_then_coarsen_back_restores_the_pool() {
         // 2:1 reversions may need more than one adapt per level.
         for _ in 0..8 {
             let leaves = m.leaf_ids().unwrap();
-            m.mark_blocks(&leaves, MARK_COARSEN).unwrap();
+            m.mark_blocks(&leaves, Mark::Coarsen).unwrap();
             if m.adapt().unwrap().coarsened == 0 {
                 break;
             }
@@ -127,14 +128,14 @@ fn refine_twice_then_coarsen_back_restores_the_pool() {
         // groups in the reverse order of their allocation, so even the gap order returns.
         for level in 0..2 {
             let leaves = m.leaf_ids().unwrap();
-            m.mark_blocks(&leaves, MARK_REFINE).unwrap();
+            m.mark_blocks(&leaves, Mark::Refine).unwrap();
             assert_eq!(m.adapt().unwrap().refined, leaves.len());
             let s = valid(&m);
             assert_eq!(s.id_sets[level + 1].len(), leaves.len() * nc);
         }
         for _ in 0..2 {
             let leaves = m.leaf_ids().unwrap();
-            m.mark_blocks(&leaves, MARK_COARSEN).unwrap();
+            m.mark_blocks(&leaves, Mark::Coarsen).unwrap();
             assert_eq!(m.adapt().unwrap().coarsened, leaves.len() / nc);
             valid(&m);
         }
@@ -142,9 +143,9 @@ fn refine_twice_then_coarsen_back_restores_the_pool() {
         // Level 1 everywhere, then level 2 in a sphere, then coarsen everything: the same
         // pool and ID sets, the same free IDs (their order follows the coarsening rounds).
         let all = m.leaf_ids().unwrap();
-        m.mark_blocks(&all, MARK_REFINE).unwrap();
+        m.mark_blocks(&all, Mark::Refine).unwrap();
         m.adapt().unwrap();
-        m.mark_region(Region::Sphere { center: [6.0, 6.0, 6.0], radius: 3.0 }, MARK_REFINE).unwrap();
+        m.mark_region(Region::Sphere { center: [6.0, 6.0, 6.0], radius: 3.0 }, Mark::Refine).unwrap();
         let r = m.adapt().unwrap();
         assert!(r.refined > 0);
         let s2 = valid(&m);
@@ -165,21 +166,21 @@ fn refine_twice_then_coarsen_back_restores_the_pool() {
 #[test]
 fn refinement_next_to_a_coarser_region_is_ignored() {
     let mut m = mesh::<D2>([16, 16, 1], [W; 6], 4, 256);
-    m.mark_blocks(&[5], MARK_REFINE).unwrap();
+    m.mark_blocks(&[5], Mark::Refine).unwrap();
     m.adapt().unwrap();
     let s = valid(&m);
     // Child 0 of block 5 touches coarse blocks 0, 1, 4: refining it would break 2:1.
     let c0 = s.child[5] as u32;
     // Child 3 (upper right) is also next to coarse blocks 6, 9, 10.
-    m.mark_blocks(&[c0, c0 + 3], MARK_REFINE).unwrap();
+    m.mark_blocks(&[c0, c0 + 3], Mark::Refine).unwrap();
     let r = m.adapt().unwrap();
     assert_eq!(r.refined, 0);
     same(&m.snapshot().unwrap(), &s);
     // After refining the 3x3 root blocks around, the inner child may refine.
-    m.mark_blocks(&[0, 1, 2, 4, 6, 8, 9, 10], MARK_REFINE).unwrap();
+    m.mark_blocks(&[0, 1, 2, 4, 6, 8, 9, 10], Mark::Refine).unwrap();
     m.adapt().unwrap();
     valid(&m);
-    m.mark_blocks(&[c0 + 3], MARK_REFINE).unwrap();
+    m.mark_blocks(&[c0 + 3], Mark::Refine).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 1);
     let s = valid(&m);
     assert_eq!(s.status[5], status::REFINED_WITH_CHILD);
@@ -188,17 +189,17 @@ fn refinement_next_to_a_coarser_region_is_ignored() {
 #[test]
 fn coarsening_next_to_a_refined_region_is_reverted() {
     let mut m = mesh::<D2>([16, 16, 1], [W; 6], 4, 256);
-    m.mark_blocks(&[0, 1, 2, 3, 4, 5, 6, 8, 9, 10], MARK_REFINE).unwrap();
+    m.mark_blocks(&[0, 1, 2, 3, 4, 5, 6, 8, 9, 10], Mark::Refine).unwrap();
     m.adapt().unwrap();
     let s = valid(&m);
     let c5 = s.child[5] as u32;
     let c6 = s.child[6] as u32;
     // The children of block 5 have level-1 neighbours all round: they may refine.
-    m.mark_blocks(&[c5, c5 + 1, c5 + 2, c5 + 3], MARK_REFINE).unwrap();
+    m.mark_blocks(&[c5, c5 + 1, c5 + 2, c5 + 3], Mark::Refine).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 4);
     let s = valid(&m);
     // Coarsening block 6 would put level 0 next to level 2: reverted.
-    m.mark_blocks(&[c6, c6 + 1, c6 + 2, c6 + 3], MARK_COARSEN).unwrap();
+    m.mark_blocks(&[c6, c6 + 1, c6 + 2, c6 + 3], Mark::Coarsen).unwrap();
     let r = m.adapt().unwrap();
     assert_eq!((r.refined, r.coarsened), (0, 0));
     same(&m.snapshot().unwrap(), &s);
@@ -206,8 +207,8 @@ fn coarsening_next_to_a_refined_region_is_reverted() {
     // child 0 of block 5 touches child 0 of child 3 of block 5 at a corner.
     let d = s.child[(c5 + 3) as usize] as u32;
     let f = s.child[c5 as usize] as u32;
-    m.mark_blocks(&[d, d + 1, d + 2, d + 3], MARK_COARSEN).unwrap();
-    m.mark_blocks(&[f + 3], MARK_REFINE).unwrap();
+    m.mark_blocks(&[d, d + 1, d + 2, d + 3], Mark::Coarsen).unwrap();
+    m.mark_blocks(&[f + 3], Mark::Refine).unwrap();
     let r = m.adapt().unwrap();
     assert_eq!((r.refined, r.coarsened), (1, 0));
     let s = valid(&m);
@@ -216,7 +217,7 @@ fn coarsening_next_to_a_refined_region_is_reverted() {
     assert_eq!(s.status[5], status::REFINED_WITH_CHILD);
     // Block 3 is away from the level-2 blocks: its coarsening goes through.
     let c3 = s.child[3] as u32;
-    m.mark_blocks(&[c3, c3 + 1, c3 + 2, c3 + 3], MARK_COARSEN).unwrap();
+    m.mark_blocks(&[c3, c3 + 1, c3 + 2, c3 + 3], Mark::Coarsen).unwrap();
     let r = m.adapt().unwrap();
     assert_eq!((r.refined, r.coarsened), (0, 1));
     let s = valid(&m);
@@ -227,7 +228,7 @@ fn coarsening_next_to_a_refined_region_is_reverted() {
 fn pool_full_leaves_the_mesh_unchanged() {
     let mut m = mesh::<D3>([8, 8, 8], [W; 6], 3, 8 + 12);
     let s = valid(&m);
-    m.mark_blocks(&[0, 1], MARK_REFINE).unwrap();
+    m.mark_blocks(&[0, 1], Mark::Refine).unwrap();
     match m.adapt() {
         Err(Error::OutOfMemory { what, .. }) => assert_eq!(what, "the block pool"),
         other => panic!("expected a pool-full error, got {other:?}"),
@@ -235,7 +236,7 @@ fn pool_full_leaves_the_mesh_unchanged() {
     same(&m.snapshot().unwrap(), &s);
     // The marks were cleared; one refinement fits.
     assert_eq!(m.adapt().unwrap().refined, 0);
-    m.mark_blocks(&[1], MARK_REFINE).unwrap();
+    m.mark_blocks(&[1], Mark::Refine).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 1);
     valid(&m);
 }
@@ -244,7 +245,7 @@ fn pool_full_leaves_the_mesh_unchanged() {
 fn periodic_wrap_around() {
     // 2D: refine the blocks on both sides of the periodic x faces.
     let mut m = mesh::<D2>([16, 8, 1], [P, P, W, W, W, W], 3, 128);
-    m.mark_blocks(&[0, 3, 4, 7], MARK_REFINE).unwrap();
+    m.mark_blocks(&[0, 3, 4, 7], Mark::Refine).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 4);
     let s = valid(&m);
     let c0 = s.child[0];
@@ -255,16 +256,16 @@ fn periodic_wrap_around() {
     // 3D fully periodic with two root blocks per axis: each block is its own neighbour's
     // neighbour on both sides.
     let mut m = mesh::<D3>([8, 8, 8], [P; 6], 3, 256);
-    m.mark_blocks(&[0], MARK_REFINE).unwrap();
+    m.mark_blocks(&[0], Mark::Refine).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 1);
     valid(&m);
     let all: Vec<u32> = (1..8).collect();
-    m.mark_blocks(&all, MARK_REFINE).unwrap();
+    m.mark_blocks(&all, Mark::Refine).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 7);
     let s = valid(&m);
     assert!(s.onb.iter().zip(&s.status).all(|(&o, &st)| st == status::INACTIVE || o == 0));
     let leaves = m.leaf_ids().unwrap();
-    m.mark_blocks(&leaves, MARK_COARSEN).unwrap();
+    m.mark_blocks(&leaves, Mark::Coarsen).unwrap();
     assert_eq!(m.adapt().unwrap().coarsened, 8);
     valid(&m);
 }
@@ -272,9 +273,9 @@ fn periodic_wrap_around() {
 #[test]
 fn marking_functions() {
     let mut m = mesh::<D2>([16, 16, 1], [W; 6], 4, 1024);
-    m.mark_region(Region::Box { min: [0.0, 0.0, 0.0], max: [4.0, 4.0, 1.0] }, MARK_REFINE).unwrap();
+    m.mark_region(Region::Box { min: [0.0, 0.0, 0.0], max: [4.0, 4.0, 1.0] }, Mark::Refine).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 1);
-    m.mark_region(Region::SphereSurface { center: [8.0, 8.0, 0.0], radius: 3.0 }, MARK_REFINE).unwrap();
+    m.mark_region(Region::SphereSurface { center: [8.0, 8.0, 0.0], radius: 3.0 }, Mark::Refine).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 4);
     valid(&m);
     // Wall distance 4 at level 0, 2 at level 1, 1 at level 2: blocks touching y_min.
@@ -288,7 +289,7 @@ fn marking_functions() {
     assert!(per_level[3] > 0, "{per_level:?}");
     // Frozen: coarsening requests are refused.
     let leaves = m.leaf_ids().unwrap();
-    m.mark_blocks(&leaves, MARK_COARSEN).unwrap();
+    m.mark_blocks(&leaves, Mark::Coarsen).unwrap();
     let s = m.snapshot().unwrap();
     let perm = s.status.iter().filter(|&&x| x == status::REFINED_PERMANENT).count();
     assert!(perm > 0);
@@ -298,7 +299,7 @@ fn marking_functions() {
     assert_eq!(s2.status.iter().filter(|&&x| x == status::REFINED_PERMANENT).count(), perm);
     // mark_with: refine the leaves whose origin is at x = 0.
     let mut m = mesh::<D3>([8, 8, 8], [W; 6], 3, 512);
-    m.mark_with(|g| if g.origin[0] == 0.0 { MARK_REFINE } else { 0 }).unwrap();
+    m.mark_with(|g| if g.origin[0] == 0.0 { Mark::Refine } else { Mark::None }).unwrap();
     assert_eq!(m.adapt().unwrap().refined, 4);
     valid(&m);
     let id = leaf_at(&mut m, [1.0, 1.0, 1.0]);
@@ -332,8 +333,8 @@ fn random_sequences_stay_valid() {
                     up.push(g.id);
                 }
             }
-            m.mark_blocks(&up, MARK_REFINE).unwrap();
-            m.mark_blocks(&down, MARK_COARSEN).unwrap();
+            m.mark_blocks(&up, Mark::Refine).unwrap();
+            m.mark_blocks(&down, Mark::Coarsen).unwrap();
             let r = m.adapt().unwrap();
             refined += r.refined;
             coarsened += r.coarsened;
@@ -415,14 +416,14 @@ fn cpu_adapt_timings() {
     }
     let mut m = mesh::<D3>([64, 64, 64], [W; 6], 4, 400_000);
     let leaves = m.leaf_ids().unwrap();
-    m.mark_blocks(&leaves, MARK_REFINE).unwrap();
+    m.mark_blocks(&leaves, Mark::Refine).unwrap();
     let mut ws = AdaptWorkspace::new(m.device()).unwrap();
     ws.profile = true;
     show("uniform 16^3 roots -> level 1", &m.adapt_with(&mut ws).unwrap());
-    m.mark_region(Region::SphereSurface { center: [32.0; 3], radius: 20.0 }, MARK_REFINE).unwrap();
+    m.mark_region(Region::SphereSurface { center: [32.0; 3], radius: 20.0 }, Mark::Refine).unwrap();
     show("sphere surface -> level 2", &m.adapt_with(&mut ws).unwrap());
     let fine: Vec<u32> = m.leaf_geometry().unwrap().iter().filter(|g| g.level == 2).map(|g| g.id).collect();
-    m.mark_blocks(&fine, MARK_COARSEN).unwrap();
+    m.mark_blocks(&fine, Mark::Coarsen).unwrap();
     show("coarsen level 2", &m.adapt_with(&mut ws).unwrap());
     show("no marks", &m.adapt_with(&mut ws).unwrap());
     valid(&m);

@@ -10,7 +10,8 @@
 use proptest::prelude::*;
 use ramus::amr::{check, Capacity, Mesh, MeshSnapshot, MeshSpec};
 use ramus::backend::Device;
-use ramus::kernels::amr::{status, units, MARK_COARSEN, MARK_REFINE, MARK_REFINE_FREEZE};
+use ramus::kernels::amr::{status, units};
+use ramus::Mark;
 use ramus::{Boundary, Dim, D2, D3};
 
 #[path = "common/splitmix.rs"]
@@ -145,9 +146,9 @@ fn run_case<D: Dim>(c: &Case, stats: &mut Stats) -> Result<(), TestCaseError> {
         let (refine, coarsen) = marks(&s, step);
         // A few refinements are permanent (REFINED_PERMANENT parents are never coarsened).
         let (freeze, refine): (Vec<u32>, Vec<u32>) = refine.into_iter().partition(|&b| (b as u64 ^ step.0) % 16 == 0);
-        mesh.mark_blocks(&refine, MARK_REFINE).unwrap();
-        mesh.mark_blocks(&freeze, MARK_REFINE_FREEZE).unwrap();
-        mesh.mark_blocks(&coarsen, MARK_COARSEN).unwrap();
+        mesh.mark_blocks(&refine, Mark::Refine).unwrap();
+        mesh.mark_blocks(&freeze, Mark::RefineFreeze).unwrap();
+        mesh.mark_blocks(&coarsen, Mark::Coarsen).unwrap();
         let report = match mesh.adapt() {
             Ok(r) => r,
             // The pool (capped below the full refinement) is full: nothing may change.
@@ -260,7 +261,7 @@ fn pool_full<D: Dim>() {
     let mut mesh = new_mesh::<D>(&c, Some(capacity));
     for round in 0..4 {
         let before = mesh.snapshot().unwrap();
-        mesh.mark_blocks(&before.leaves(), MARK_REFINE).unwrap();
+        mesh.mark_blocks(&before.leaves(), Mark::Refine).unwrap();
         match mesh.adapt() {
             Ok(_) => {
                 check(&mesh.snapshot().unwrap()).unwrap();

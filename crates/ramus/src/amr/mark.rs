@@ -1,23 +1,21 @@
 //! Marking functions: the refinement criteria that set `mark` before [`Mesh::adapt`].
 //!
-//! Marks are requests: `adapt` honours [`MARK_REFINE`] on leaves where 2:1 balance and the
-//! level limit allow, and [`MARK_COARSEN`] on leaves whose siblings all ask too (see
+//! Marks are requests: `adapt` honours [`Mark::Refine`] on leaves where 2:1 balance and the
+//! level limit allow, and [`Mark::Coarsen`] on leaves whose siblings all ask too (see
 //! [`ramus_kernels::amr`]). All functions but [`Mesh::mark_with`] run as kernels on the
 //! device. Coordinates are in root cells (a root cell is 1.0; the domain spans
 //! `[0, cells[a]]` on axis `a`).
 //!
-//! [`MARK_REFINE`]: ramus_kernels::amr::MARK_REFINE
-//! [`MARK_COARSEN`]: ramus_kernels::amr::MARK_COARSEN
 
 use ramus_kernels::amr::args::MarkArgs;
 use ramus_kernels::amr::mark::{MarkRegion, MarkWallDistance, REGION_BOX, REGION_SPHERE, REGION_SPHERE_SURFACE};
 use ramus_kernels::amr::select::{FlagLeaves, Geometry, SetMark, WriteMark};
-use ramus_kernels::amr::{units, MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZE};
+use ramus_kernels::amr::units;
 use ramus_kernels::obstacle::{MarkObstacleDistance, ObstacleMarkArgs, Shapes};
 use ramus_kernels::Dim;
 
 use super::workspace::{ensure, AdaptWorkspace};
-use super::Mesh;
+use super::{Mark, Mesh};
 use crate::backend::primitives as prim;
 use crate::config::Face;
 use crate::error::{Error, Result};
@@ -63,18 +61,9 @@ pub struct BlockGeometry {
     pub level: usize,
 }
 
-fn check_mark(mark: i32) -> Result<()> {
-    if matches!(mark, MARK_NONE | MARK_REFINE | MARK_COARSEN | MARK_REFINE_FREEZE) {
-        Ok(())
-    } else {
-        Err(Error::invalid("mark", mark, "MARK_NONE (0), MARK_REFINE (1), MARK_REFINE_FREEZE (2) or MARK_COARSEN (-1)"))
-    }
-}
-
 impl<D: Dim> Mesh<D> {
     /// Sets `mark` on the listed blocks (inactive IDs are ignored; duplicates allowed).
-    pub fn mark_blocks(&mut self, ids: &[u32], mark: i32) -> Result<()> {
-        check_mark(mark)?;
+    pub fn mark_blocks(&mut self, ids: &[u32], mark: Mark) -> Result<()> {
         let mut ids = ids.to_vec();
         // Distinct IDs: one writer per block.
         ids.sort_unstable();
@@ -86,14 +75,13 @@ impl<D: Dim> Mesh<D> {
         ids.retain(|&b| (b as usize) < self.high_water);
         let buf = self.device.upload(&ids)?;
         let mut a = self.args(self.device.cptr(&buf));
-        a.a = mark;
+        a.a = mark.code();
         self.run::<SetMark<D>>(ids.len(), a)?;
         self.device.synchronize()
     }
 
     /// Sets `mark` on every leaf that intersects `region`.
-    pub fn mark_region(&mut self, region: Region, mark: i32) -> Result<()> {
-        check_mark(mark)?;
+    pub fn mark_region(&mut self, region: Region, mark: Mark) -> Result<()> {
         let (kind, p) = match region {
             Region::Box { min, max } => (REGION_BOX, [min[0], min[1], min[2], max[0], max[1], max[2]]),
             Region::Sphere { center: c, radius } => (REGION_SPHERE, [c[0], c[1], c[2], radius, 0.0, 0.0]),
@@ -101,7 +89,7 @@ impl<D: Dim> Mesh<D> {
                 (REGION_SPHERE_SURFACE, [c[0], c[1], c[2], radius, 0.0, 0.0])
             }
         };
-        self.run_mark::<MarkRegion<D>>(kind, mark, p)
+        self.run_mark::<MarkRegion<D>>(kind, mark.code(), p)
     }
 
     /// The paper's wall-distance rule: marks for refinement every leaf on level `L` whose
@@ -144,16 +132,14 @@ impl<D: Dim> Mesh<D> {
         dev.synchronize()
     }
 
-    /// Marks each leaf with `f(geometry)` (a `MARK_*` value). The closure runs on the host:
+    /// Marks each leaf with `f(geometry)`. The closure runs on the host:
     /// this downloads the leaves' geometry and uploads one mark per leaf (use the kernel
     /// marking functions where the cost matters).
-    pub fn mark_with(&mut self, f: impl Fn(BlockGeometry) -> i32) -> Result<()> {
+    pub fn mark_with(&mut self, f: impl Fn(BlockGeometry) -> Mark) -> Result<()> {
         let leaves = self.leaf_geometry()?;
         let mut marks = Vec::with_capacity(leaves.len());
         for g in &leaves {
-            let m = f(*g);
-            check_mark(m)?;
-            marks.push(m as u32);
+            marks.push(f(*g).code() as u32);
         }
         let ids: Vec<u32> = leaves.iter().map(|g| g.id).collect();
         let ids = self.device.upload(&ids)?;

@@ -202,40 +202,69 @@ impl MeshSpec {
 /// be handed out (`Mesh::prepare_ids`): on the CPU a large pool costs memory only for
 /// the part in use.
 pub struct Mesh<D: Dim> {
-    pub(crate) device: Device,
-    pub(crate) spec: MeshSpec,
+    pub(super) device: Device,
+    pub(super) spec: MeshSpec,
     /// Root blocks per axis (1 on unused axes).
-    pub(crate) root_blocks: [usize; 3],
+    pub(super) root_blocks: [usize; 3],
     /// Pool size in blocks.
-    pub(crate) capacity: usize,
-    pub(crate) level: Buffer<i32>,
-    pub(crate) origin: Buffer<i32>,
-    pub(crate) status: Buffer<i32>,
-    pub(crate) mark: Buffer<i32>,
-    pub(crate) parent: Buffer<i32>,
-    pub(crate) child: Buffer<i32>,
-    pub(crate) nbr: Buffer<i32>,
-    pub(crate) nbr_child: Buffer<i32>,
-    pub(crate) onb: Buffer<u32>,
-    pub(crate) block_mask: Buffer<u32>,
-    pub(crate) cell_mask: Buffer<u8>,
+    pub(super) capacity: usize,
+    pub(super) level: Buffer<i32>,
+    pub(super) origin: Buffer<i32>,
+    pub(super) status: Buffer<i32>,
+    pub(super) mark: Buffer<i32>,
+    pub(super) parent: Buffer<i32>,
+    pub(super) child: Buffer<i32>,
+    pub(super) nbr: Buffer<i32>,
+    pub(super) nbr_child: Buffer<i32>,
+    pub(super) onb: Buffer<u32>,
+    pub(super) block_mask: Buffer<u32>,
+    pub(super) cell_mask: Buffer<u8>,
     /// One ID set per level, each with room for the whole pool.
-    pub(crate) id_sets: Vec<Buffer<u32>>,
+    pub(super) id_sets: Vec<Buffer<u32>>,
     /// Active IDs per level.
-    pub(crate) id_counts: Vec<usize>,
+    pub(super) id_counts: Vec<usize>,
     /// Free IDs, enumerated in reverse: the next IDs handed out are at the end.
-    pub(crate) gaps: Buffer<u32>,
-    pub(crate) gap_count: usize,
+    pub(super) gaps: Buffer<u32>,
+    pub(super) gap_count: usize,
     /// IDs below this have been handed out at least once (root blocks included). Never
     /// used IDs are `high_water … capacity − 1`, the first `capacity − high_water` entries
     /// of the gap set (in descending order): new IDs come from its end, freed ones are
     /// appended there, so the never used stay a prefix and every active ID is below.
-    pub(crate) high_water: usize,
+    pub(super) high_water: usize,
     /// Never used IDs `high_water … fresh − 1` hold the free state on the device, and so
     /// do their gap-set entries; those from `max(fresh, high_water)` on still hold the
     /// zeros of the allocation (see [`Mesh::prepare_ids`]).
-    pub(crate) fresh: usize,
+    pub(super) fresh: usize,
     _dim: std::marker::PhantomData<D>,
+}
+
+/// Read-only access to the pool's per-block arrays ([`Mesh::arrays`]); layouts and
+/// values are documented in [`ramus_kernels::amr`] (paper, section "Data Structures").
+/// Block data that launches its own kernels ([`super::BlockData`]) reads the mesh here.
+#[derive(Clone, Copy)]
+pub struct PoolArrays<'a> {
+    /// Level of each block (−1: free).
+    pub level: &'a Buffer<i32>,
+    /// Origin of each block (3 per block, in `1/2048` root cells).
+    pub origin: &'a Buffer<i32>,
+    /// Status of each block ([`crate::Status`] values).
+    pub status: &'a Buffer<i32>,
+    /// Refinement mark of each block ([`crate::Mark`] values).
+    pub mark: &'a Buffer<i32>,
+    /// Parent ID (−1 for root blocks).
+    pub parent: &'a Buffer<i32>,
+    /// First child ID (−1: none).
+    pub child: &'a Buffer<i32>,
+    /// Same-level neighbour IDs (`3^D` per block).
+    pub nbr: &'a Buffer<i32>,
+    /// Children of the neighbours (`3^D` per block).
+    pub nbr_child: &'a Buffer<i32>,
+    /// Domain faces each block touches (bit mask).
+    pub onb: &'a Buffer<u32>,
+    /// Per-block summary of the cell masks.
+    pub block_mask: &'a Buffer<u32>,
+    /// Per-cell masks (`4^D` per block: ghost, coarse-under-fine).
+    pub cell_mask: &'a Buffer<u8>,
 }
 
 /// Metadata bytes per block of the pool (ID sets included).
@@ -401,6 +430,40 @@ impl<D: Dim> Mesh<D> {
     /// First ID whose free state is still the allocation's zeros (see [`Self::prepare_ids`]).
     pub(crate) fn untouched_from(&self) -> usize {
         self.fresh.max(self.high_water)
+    }
+
+    /// The pool's per-block arrays, read-only.
+    pub fn arrays(&self) -> PoolArrays<'_> {
+        PoolArrays {
+            level: &self.level,
+            origin: &self.origin,
+            status: &self.status,
+            mark: &self.mark,
+            parent: &self.parent,
+            child: &self.child,
+            nbr: &self.nbr,
+            nbr_child: &self.nbr_child,
+            onb: &self.onb,
+            block_mask: &self.block_mask,
+            cell_mask: &self.cell_mask,
+        }
+    }
+
+    /// The marks, for the criteria that write them on the device.
+    pub(crate) fn marks_mut(&mut self) -> &mut Buffer<i32> {
+        &mut self.mark
+    }
+
+    /// The ID set of every level (level `l`'s active IDs are the first
+    /// `blocks_per_level()[l]` entries of `id_sets()[l]`, in no particular order).
+    pub fn id_sets(&self) -> &[Buffer<u32>] {
+        &self.id_sets
+    }
+
+    /// IDs below this have been handed out at least once: every active ID is below it
+    /// (checkpoints store the block data of IDs `0 … high_water − 1`).
+    pub fn high_water(&self) -> usize {
+        self.high_water
     }
 
     /// Pool size in blocks.

@@ -12,7 +12,7 @@
 //! ```
 //! use ramus::amr::{check, AdaptWorkspace, Capacity, Mesh, MeshSpec, Region};
 //! use ramus::backend::Device;
-//! use ramus::kernels::amr::MARK_REFINE;
+//! use ramus::Mark;
 //! use ramus::{Backend, Boundary, D3};
 //!
 //! let spec = MeshSpec {
@@ -23,7 +23,7 @@
 //! };
 //! let mut mesh = Mesh::<D3>::new(Device::new(Backend::Cpu)?, spec, 0)?;
 //! let mut ws = AdaptWorkspace::new(mesh.device())?;
-//! mesh.mark_region(Region::SphereSurface { center: [8.0; 3], radius: 4.0 }, MARK_REFINE)?;
+//! mesh.mark_region(Region::SphereSurface { center: [8.0; 3], radius: 4.0 }, Mark::Refine)?;
 //! let report = mesh.adapt_with(&mut ws)?;
 //! assert!(report.refined > 0);
 //! check(&mesh.snapshot()?).expect("a valid forest");
@@ -32,6 +32,7 @@
 
 mod adapt;
 mod check;
+mod codes;
 mod mark;
 mod mesh;
 mod root;
@@ -41,10 +42,11 @@ pub(crate) mod workspace;
 
 pub use adapt::{AdaptReport, ADAPT_STEPS};
 pub use check::{check, Violation};
+pub use codes::{Mark, Status};
 pub use mark::{BlockGeometry, Region};
 pub use mesh::{
-    metadata_bytes_per_block, Capacity, Mesh, MeshSpec, AUTO_MEMORY_FRACTION, DEFAULT_POOL_BYTES, MAX_CELLS,
-    MAX_MEMORY_FRACTION,
+    metadata_bytes_per_block, Capacity, Mesh, MeshSpec, PoolArrays, AUTO_MEMORY_FRACTION, DEFAULT_POOL_BYTES,
+    MAX_CELLS, MAX_MEMORY_FRACTION,
 };
 pub use root::RootGrid;
 pub use snapshot::MeshSnapshot;

@@ -50,7 +50,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// Advances level `l` by one of its steps, recursing into finer levels; `odd`: level
     /// `l` has taken an odd number of steps (swapped AA layout).
     pub fn advance_level(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
-        let finer = l + 1 < mesh.max_levels() && mesh.id_counts[l + 1] > 0;
+        let finer = l + 1 < mesh.max_levels() && mesh.blocks_per_level()[l + 1] > 0;
         if finer {
             self.interpolate_ghosts(mesh, l, odd)?;
         }
@@ -65,15 +65,21 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 
     /// One AA step over every block of level `l`.
     fn stream_collide(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
-        let n = mesh.id_counts[l] * <Q::Dim as Dim>::BLOCK_CELLS;
+        let n = mesh.blocks_per_level()[l] * <Q::Dim as Dim>::BLOCK_CELLS;
         if n == 0 {
             return Ok(());
         }
-        let dev = &mesh.device;
-        let ids = dev.cptr(&mesh.id_sets[l]);
+        let dev = &mesh.device();
+        let ids = dev.cptr(&mesh.id_sets()[l]);
         let (onb, solid) = self.walls(mesh);
-        let args =
-            StreamArgs { f: dev.ptr(&mut self.f), nbr: dev.cptr(&mesh.nbr), onb, solid, ids, params: self.params[l] };
+        let args = StreamArgs {
+            f: dev.ptr(&mut self.f),
+            nbr: dev.cptr(&mesh.arrays().nbr),
+            onb,
+            solid,
+            ids,
+            params: self.params[l],
+        };
         let t = self.start();
         // SAFETY: the pool holds every block ID of the mesh; the list holds `n / 4^D`
         // active blocks whose links point to active blocks or are sentinels.
@@ -89,16 +95,16 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 
     /// Communication arguments between level `l` (coarse, its parameters) and `l + 1`.
     fn comm_args(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, factor: f64, masked: bool) -> CommArgs<F> {
-        let dev = &mesh.device;
+        let dev = &mesh.device();
         let (onb, solid) = self.walls(mesh);
         CommArgs {
             f: dev.ptr(&mut self.f),
-            nbr: dev.cptr(&mesh.nbr),
+            nbr: dev.cptr(&mesh.arrays().nbr),
             onb,
             solid,
-            parent: dev.cptr(&mesh.parent),
-            child: dev.cptr(&mesh.child),
-            cell_mask: dev.cptr(&mesh.cell_mask),
+            parent: dev.cptr(&mesh.arrays().parent),
+            child: dev.cptr(&mesh.arrays().child),
+            cell_mask: dev.cptr(&mesh.arrays().cell_mask),
             list,
             factor: F::from_f64(factor),
             masked: masked as u32,
@@ -116,11 +122,11 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             return Ok(());
         }
         if n_g * m * <Q::Dim as Dim>::CHILDREN < TWO_PASS_SAMPLES {
-            let list = mesh.device.cptr(&self.schedule.levels[l + 1].ghosts.ids);
+            let list = mesh.device().cptr(&self.schedule.levels[l + 1].ghosts.ids);
             return self.interpolate(mesh, list, n_g, l, odd, true);
         }
-        let parents = mesh.device.cptr(&self.schedule.levels[l].parents.ids);
-        let ghosts = mesh.device.cptr(&self.schedule.levels[l + 1].ghosts.ids);
+        let parents = mesh.device().cptr(&self.schedule.levels[l].parents.ids);
+        let ghosts = mesh.device().cptr(&self.schedule.levels[l + 1].ghosts.ids);
         let t = self.start();
         // SAFETY: the parent list holds `n_p` blocks of level `l` (every parent of a ghost
         // block on level `l + 1`), the scratch `n_p` split blocks (sized at the last
@@ -151,7 +157,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
         let comm = self.comm_args(mesh, parents, factor, masked);
-        let dev = &mesh.device;
+        let dev = &mesh.device();
         let mut args = GhostArgs { comm, slot: dev.ptr(&mut self.slot), scratch: dev.ptr(&mut self.scratch) };
         if odd {
             dev.launch::<RescaleParents<Q, F, true>>(n_p * m, args)?
@@ -209,7 +215,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         if n == 0 {
             return Ok(());
         }
-        let list = mesh.device.cptr(&p.ids);
+        let list = mesh.device().cptr(&p.ids);
         let mode = match self.interpolation {
             Interpolation::Linear => AVERAGE_INTERFACE,
             Interpolation::Cubic => AVERAGE_NOT_GHOST,
@@ -252,7 +258,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         n: usize,
         args: CommArgs<F>,
     ) -> Result<()> {
-        mesh.device.launch::<K>(n, args)
+        mesh.device().launch::<K>(n, args)
     }
 
     fn start(&self) -> Option<Instant> {
@@ -262,7 +268,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// Books the time since `t` (profiling only, after a synchronisation).
     fn stop(&mut self, mesh: &Mesh<Q::Dim>, t: Option<Instant>, l: usize, r: Routine) -> Result<()> {
         if let Some(t) = t {
-            mesh.device.synchronize()?;
+            mesh.device().synchronize()?;
             let dt: Duration = t.elapsed();
             let lt = &mut self.timings.levels[l];
             match r {

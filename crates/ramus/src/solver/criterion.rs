@@ -24,24 +24,24 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         n_inc: f64,
         length: f64,
     ) -> Result<()> {
-        let dev = mesh.device.clone();
+        let dev = mesh.device().clone();
         for l in 0..mesh.max_levels() {
             // The whole ID set: the kernels skip blocks that are not leaves (a list of
             // leaves would cost a compaction per level at every adaptation).
-            let n = mesh.id_counts[l];
+            let n = mesh.blocks_per_level()[l];
             if n == 0 {
                 continue;
             }
             let (onb, solid) = self.walls(mesh);
             let args = CriterionArgs {
                 f: dev.ptr(&mut self.f),
-                nbr: dev.cptr(&mesh.nbr),
+                nbr: dev.cptr(&mesh.arrays().nbr),
                 onb,
                 solid,
-                list: dev.cptr(&mesh.id_sets[l]),
+                list: dev.cptr(&mesh.id_sets()[l]),
                 n: n as u32,
-                status: dev.cptr(&mesh.status),
-                mark: dev.ptr(&mut mesh.mark),
+                status: dev.cptr(&mesh.arrays().status),
+                mark: dev.ptr(mesh.marks_mut()),
                 scale: F::from_f64(length * (1u64 << l) as f64),
                 level: l as i32,
                 max_levels: mesh.max_levels() as i32,

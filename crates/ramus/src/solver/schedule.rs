@@ -77,7 +77,7 @@ impl Schedule {
     /// Rebuilds every list from the mesh's ID sets, statuses and block masks, and the
     /// solver's boundary flags `onb` (`None`: no obstacles, no obstacle lists).
     pub fn rebuild<D: Dim>(&mut self, mesh: &Mesh<D>, onb: Option<&Buffer<u32>>) -> Result<()> {
-        let dev = &mesh.device;
+        let dev = &mesh.device();
         let slots = LISTS * self.levels.len();
         if self.counts.len() < slots || matches!((dev, &self.counts), (Device::Cuda(_), Buffer::Host(_))) {
             self.counts = dev.zeros(slots)?;
@@ -85,20 +85,20 @@ impl Schedule {
         // Empty lists are known on the host: their slots are neither written nor read.
         let mut built = vec![false; slots];
         for (l, lists) in self.levels.iter_mut().enumerate() {
-            let n = mesh.id_counts[l];
+            let n = mesh.blocks_per_level()[l];
             for (k, (list, which)) in lists.lists().into_iter().enumerate() {
                 let slot = LISTS * l + k;
                 list.len = 0;
                 if n == 0 || (which == SELECT_OBSTACLE_LEAVES && onb.is_none()) {
                     continue;
                 }
-                flag(mesh, &mesh.id_sets[l], n, which, 0, onb, &mut self.flags)?;
+                flag(mesh, &mesh.id_sets()[l], n, which, 0, onb, &mut self.flags)?;
                 ensure(dev, &mut list.ids, n)?;
                 prim::compact_deferred(
                     dev,
                     &mut self.scratch,
                     &self.flags,
-                    &mesh.id_sets[l],
+                    &mesh.id_sets()[l],
                     n,
                     &mut list.ids,
                     &mut self.counts,
@@ -132,16 +132,16 @@ pub(crate) fn flag<D: Dim>(
     onb: Option<&Buffer<u32>>,
     flags: &mut Buffer<u32>,
 ) -> Result<()> {
-    let dev = &mesh.device;
+    let dev = &mesh.device();
     ensure(dev, flags, n)?;
     let args = FlagArgs {
         ids: dev.cptr(ids),
-        block_mask: dev.cptr(&mesh.block_mask),
-        status: dev.cptr(&mesh.status),
-        level: dev.cptr(&mesh.level),
+        block_mask: dev.cptr(&mesh.arrays().block_mask),
+        status: dev.cptr(&mesh.arrays().status),
+        level: dev.cptr(&mesh.arrays().level),
         level_of,
-        child: dev.cptr(&mesh.child),
-        mark: dev.cptr(&mesh.mark),
+        child: dev.cptr(&mesh.arrays().child),
+        mark: dev.cptr(&mesh.arrays().mark),
         onb: onb.map_or(std::ptr::null(), |b| dev.cptr(b)),
         flags: dev.ptr(flags),
         select: which,

@@ -57,13 +57,13 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let odd = |l: usize| l == 0 && root_odd;
         for l in (0..levels.saturating_sub(1)).rev() {
             // The whole ID set: the averaging kernel skips blocks without children.
-            if mesh.id_counts[l + 1] > 0 {
-                let (list, n) = (mesh.device.cptr(&mesh.id_sets[l]), mesh.id_counts[l]);
+            if mesh.blocks_per_level()[l + 1] > 0 {
+                let (list, n) = (mesh.device().cptr(&mesh.id_sets()[l]), mesh.blocks_per_level()[l]);
                 self.average(mesh, list, n, l, odd(l), AVERAGE_NOT_GHOST)?;
             }
         }
         for l in 0..levels.saturating_sub(1) {
-            if mesh.id_counts[l + 1] > 0 {
+            if mesh.blocks_per_level()[l + 1] > 0 {
                 self.interpolate_ghosts(mesh, l, odd(l))?;
             }
         }
@@ -75,7 +75,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// interior cells, and leaves that are refined, must hold current data).
     pub fn refresh_ghosts(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool) -> Result<()> {
         for l in 0..mesh.max_levels().saturating_sub(1) {
-            if mesh.id_counts[l + 1] > 0 {
+            if mesh.blocks_per_level()[l + 1] > 0 {
                 self.interpolate_ghosts(mesh, l, l == 0 && root_odd)?;
             }
         }
@@ -89,7 +89,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// need no averaging for the mesh to change: this replaces the paper's global
     /// averaging before adaptation with the part of it that matters.
     pub fn average_coarsening(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool, s: &mut SyncScratch) -> Result<()> {
-        let dev = &mesh.device;
+        let dev = &mesh.device();
         let levels = mesh.max_levels();
         if s.counts.len() < levels || matches!((dev, &s.counts), (Device::Cuda(_), Buffer::Host(_))) {
             s.counts = dev.zeros(levels)?;
@@ -97,10 +97,10 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         s.by_level.resize_with(levels, || Buffer::Host(Vec::new()));
         let nc = <Q::Dim as Dim>::CHILDREN as i32;
         // Levels without children have no candidates: their slots are not written or read.
-        let built = |l: usize| mesh.id_counts[l] > 0 && mesh.id_counts[l + 1] > 0;
+        let built = |l: usize| mesh.blocks_per_level()[l] > 0 && mesh.blocks_per_level()[l + 1] > 0;
         let mut last = 0;
         for l in (0..levels.saturating_sub(1)).filter(|&l| built(l)) {
-            let (ids, n) = (&mesh.id_sets[l], mesh.id_counts[l]);
+            let (ids, n) = (&mesh.id_sets()[l], mesh.blocks_per_level()[l]);
             flag(mesh, ids, n, SELECT_COARSENING, nc, None, &mut s.flags)?;
             ensure(dev, &mut s.by_level[l], n)?;
             prim::compact_deferred(dev, &mut s.scratch, &s.flags, ids, n, &mut s.by_level[l], &mut s.counts, l)?;
@@ -138,7 +138,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     ) -> Result<()> {
         for l in (0..counts.len()).rev() {
             if counts[l] > 0 {
-                let list = mesh.device.cptr(&lists[l]);
+                let list = mesh.device().cptr(&lists[l]);
                 self.average(mesh, list, counts[l], l, l == 0 && root_odd, AVERAGE_ALL)?;
             }
         }
@@ -157,7 +157,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         root_odd: bool,
         s: &mut SyncScratch,
     ) -> Result<()> {
-        let dev = &mesh.device;
+        let dev = &mesh.device();
         let nc = <Q::Dim as Dim>::CHILDREN;
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         for l in 1..offsets.len().saturating_sub(1).min(mesh.max_levels()) {
@@ -197,10 +197,10 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// The `n N_c` children of the `n` blocks at `parents` into `s.list`. Queued after the
     /// previous user of the list (one stream), so reusing it is safe.
     fn expand(&mut self, mesh: &Mesh<Q::Dim>, parents: *const u32, n: usize, s: &mut SyncScratch) -> Result<()> {
-        let dev = &mesh.device;
+        let dev = &mesh.device();
         let nc = <Q::Dim as Dim>::CHILDREN;
         ensure(dev, &mut s.list, n * nc)?;
-        let args = ExpandArgs { parents, child: dev.cptr(&mesh.child), out: dev.ptr(&mut s.list) };
+        let args = ExpandArgs { parents, child: dev.cptr(&mesh.arrays().child), out: dev.ptr(&mut s.list) };
         // SAFETY: `parents` holds `n` blocks with children; `s.list` `n N_c` items.
         unsafe { dev.launch::<ExpandChildren<Q::Dim>>(n * nc, args) }
     }
