@@ -6,11 +6,12 @@ use std::time::{Duration, Instant};
 
 use ramus_kernels::{Dim, VelocitySet};
 
-use crate::amr::{metadata_bytes_per_block, AdaptWorkspace, BlockGeometry, Capacity, Mark, Mesh, MeshSpec};
+use crate::amr::{metadata_bytes_per_block, AdaptStage, AdaptWorkspace, BlockGeometry, Capacity, Mark, Mesh, MeshSpec};
 use crate::backend::stopwatch::Stopwatch;
 use crate::backend::{Backend, Device};
 use crate::config::{Criterion, ForestConfig};
 use crate::error::{Error, Result};
+use crate::solver::blocks::SolverBlocks;
 use crate::solver::obstacles::{SolidFn, Solids};
 use crate::solver::state::Solver;
 use crate::solver::sync::SyncScratch;
@@ -333,26 +334,20 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         Ok(())
     }
 
-    /// Averages the parents about to be coarsened, runs the mesh routine on the current
-    /// marks, fills the new children, rebuilds the work lists and refreshes the parents
-    /// of ghost cells (ghosts must be fresh).
-    fn apply_marks(&mut self, mut laps: Stopwatch) -> Result<Adaptation> {
-        let root_odd = self.steps % 2 == 1;
-        self.solver.average_coarsening(&self.mesh, root_odd, &mut self.sync)?;
-        self.solver.timings.adapt.synchronize += laps.lap()?;
+    /// Runs the mesh routine on the current marks (ghosts must be fresh); the solution
+    /// follows through its [`crate::amr::BlockData`] hooks (average the parents about to
+    /// be coarsened, fill the new children, rebuild the work lists and refresh the
+    /// parents of ghost cells).
+    fn apply_marks(&mut self, laps: Stopwatch) -> Result<Adaptation> {
         self.adapt_ws.profile = self.solver.profile;
-        let report = self.mesh.adapt_with(&mut self.adapt_ws)?;
-        self.solver.timings.adapt.mesh += laps.lap()?;
-        // New children need their solid cells before they are filled.
-        self.solver.update_solids(&self.mesh)?;
-        let (parents, offsets) = self.adapt_ws.refined_by_level();
-        self.solver.fill_children(&self.mesh, parents, offsets, root_odd, &mut self.sync)?;
-        self.solver.rebuild_schedule(&self.mesh)?;
-        let counts = self.mesh.relinked_parents(&mut self.adapt_ws)?;
-        self.solver.average_relinked_parents(&self.mesh, &self.adapt_ws.parents_by_level, &counts, root_odd)?;
+        let mut solution = SolverBlocks { solver: &mut self.solver, sync: &mut self.sync };
+        let stage = AdaptStage { steps: self.steps };
+        let (report, hooks) = self.mesh.adapt_blocks(&mut self.adapt_ws, &mut [&mut solution], stage)?;
         self.device.synchronize()?;
         let times = &mut self.solver.timings.adapt;
-        times.fill += laps.lap()?;
+        times.synchronize += hooks.before_coarsen;
+        times.mesh += report.per_step.iter().map(|s| s.1).sum::<Duration>();
+        times.fill += hooks.fill_new_children + hooks.after_relink;
         times.wall += laps.elapsed();
         times.count += 1;
         for (acc, s) in times.mesh_steps.iter_mut().zip(report.per_step) {

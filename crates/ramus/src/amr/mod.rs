@@ -33,6 +33,7 @@
 mod adapt;
 mod check;
 mod codes;
+mod hooks;
 mod mark;
 mod mesh;
 mod root;
@@ -43,6 +44,7 @@ pub(crate) mod workspace;
 pub use adapt::{AdaptReport, ADAPT_STEPS};
 pub use check::{check, Violation};
 pub use codes::{Mark, Status};
+pub use hooks::{AdaptStage, BlockData, HookTimes, RefinedBlocks, RelinkedBlocks};
 pub use mark::{BlockGeometry, Region};
 pub use mesh::{
     metadata_bytes_per_block, Capacity, Mesh, MeshSpec, PoolArrays, AUTO_MEMORY_FRACTION, DEFAULT_POOL_BYTES,

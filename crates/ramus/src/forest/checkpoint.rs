@@ -7,10 +7,12 @@ use std::sync::Arc;
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::Forest;
+use crate::amr::BlockData;
 use crate::backend::Backend;
 use crate::checkpoint::{decode, encode, Contents, Kind};
 use crate::error::{Error, Result};
 use crate::output::write_atomic;
+use crate::solver::blocks::SolverBlocks;
 use crate::solver::SolidFn;
 use crate::Float;
 
@@ -32,14 +34,14 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     pub fn checkpoint_with(&mut self, path: impl AsRef<Path>, user_data: &[u8]) -> Result<()> {
         self.device.synchronize()?;
         let mesh = self.mesh.save_state()?;
-        let per_block = Q::Q * D::BLOCK_CELLS;
-        let populations: Vec<F> = self.device.read(&self.solver.f, 0..mesh.high_water * per_block)?;
+        let solution = SolverBlocks { solver: &mut self.solver, sync: &mut self.sync };
+        let populations = solution.serialize(&self.mesh, 0..mesh.high_water)?;
         let contents = Contents {
             config: self.config.clone(),
             steps: self.steps,
             user_geometry: self.solver.solids.as_ref().is_some_and(|s| s.geometry.is_some()),
             mesh,
-            populations: bytemuck::cast_slice(&populations).to_vec(),
+            populations,
             user: user_data.to_vec(),
         };
         write_atomic(path, &encode(kind::<D, Q, F>(), &contents)?)
@@ -85,20 +87,8 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         config.backend = backend;
         let mut forest = Self::assemble(config, geometry)?;
         forest.mesh.restore_state(&c.mesh)?;
-        let per_block = Q::Q * D::BLOCK_CELLS;
-        let expected = c.mesh.high_water * per_block * std::mem::size_of::<F>();
-        if c.populations.len() != expected {
-            return Err(Error::invalid(
-                "checkpoint",
-                format!("{} bytes of distributions", c.populations.len()),
-                format!("{expected} bytes for {} blocks", c.mesh.high_water),
-            ));
-        }
-        let mut populations = vec![F::default(); c.mesh.high_water * per_block];
-        bytemuck::cast_slice_mut::<F, u8>(&mut populations).copy_from_slice(&c.populations);
-        forest.device.write(&mut forest.solver.f, 0, &populations)?;
-        forest.solver.update_solids(&forest.mesh)?;
-        forest.solver.rebuild_schedule(&forest.mesh)?;
+        let mut solution = SolverBlocks { solver: &mut forest.solver, sync: &mut forest.sync };
+        solution.deserialize(&forest.mesh, 0..c.mesh.high_water, &c.populations)?;
         forest.steps = c.steps;
         forest.device.synchronize()?;
         Ok((forest, c.user))

@@ -69,12 +69,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         if n == 0 {
             return Ok(());
         }
-        let dev = &mesh.device();
+        let dev = mesh.device();
         let ids = dev.cptr(&mesh.id_sets()[l]);
         let (onb, solid) = self.walls(mesh);
         let args = StreamArgs {
             f: dev.ptr(&mut self.f),
-            nbr: dev.cptr(&mesh.arrays().nbr),
+            nbr: dev.cptr(mesh.arrays().nbr),
             onb,
             solid,
             ids,
@@ -95,16 +95,16 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 
     /// Communication arguments between level `l` (coarse, its parameters) and `l + 1`.
     fn comm_args(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, factor: f64, masked: bool) -> CommArgs<F> {
-        let dev = &mesh.device();
+        let dev = mesh.device();
         let (onb, solid) = self.walls(mesh);
         CommArgs {
             f: dev.ptr(&mut self.f),
-            nbr: dev.cptr(&mesh.arrays().nbr),
+            nbr: dev.cptr(mesh.arrays().nbr),
             onb,
             solid,
-            parent: dev.cptr(&mesh.arrays().parent),
-            child: dev.cptr(&mesh.arrays().child),
-            cell_mask: dev.cptr(&mesh.arrays().cell_mask),
+            parent: dev.cptr(mesh.arrays().parent),
+            child: dev.cptr(mesh.arrays().child),
+            cell_mask: dev.cptr(mesh.arrays().cell_mask),
             list,
             factor: F::from_f64(factor),
             masked: masked as u32,
@@ -157,7 +157,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
         let comm = self.comm_args(mesh, parents, factor, masked);
-        let dev = &mesh.device();
+        let dev = mesh.device();
         let mut args = GhostArgs { comm, slot: dev.ptr(&mut self.slot), scratch: dev.ptr(&mut self.scratch) };
         if odd {
             dev.launch::<RescaleParents<Q, F, true>>(n_p * m, args)?

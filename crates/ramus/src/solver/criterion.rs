@@ -35,12 +35,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             let (onb, solid) = self.walls(mesh);
             let args = CriterionArgs {
                 f: dev.ptr(&mut self.f),
-                nbr: dev.cptr(&mesh.arrays().nbr),
+                nbr: dev.cptr(mesh.arrays().nbr),
                 onb,
                 solid,
                 list: dev.cptr(&mesh.id_sets()[l]),
                 n: n as u32,
-                status: dev.cptr(&mesh.arrays().status),
+                status: dev.cptr(mesh.arrays().status),
                 mark: dev.ptr(mesh.marks_mut()),
                 scale: F::from_f64(length * (1u64 << l) as f64),
                 level: l as i32,

@@ -17,7 +17,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// steps). Returns [`Error::Diverged`] for the first bad cell of the coarsest level
     /// that has one.
     pub fn check_health(&mut self, mesh: &Mesh<Q::Dim>, step: u64, root_odd: bool, max_speed: f64) -> Result<()> {
-        let dev = &mesh.device();
+        let dev = mesh.device();
         let levels = mesh.max_levels();
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         dev.write(&mut self.guard_out, 0, &vec![NONE_BAD; levels])?;
@@ -31,8 +31,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             let out = dev.ptr(&mut self.guard_out).wrapping_add(l);
             let args = GuardArgs {
                 f: dev.ptr(&mut self.f),
-                nbr: dev.cptr(&mesh.arrays().nbr),
-                child: dev.cptr(&mesh.arrays().child),
+                nbr: dev.cptr(mesh.arrays().nbr),
+                child: dev.cptr(mesh.arrays().child),
                 onb,
                 solid,
                 ids: dev.cptr(&mesh.id_sets()[l]),
@@ -68,18 +68,18 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         };
         let (slot, t) = (item / m, item % m);
         let details = || -> Result<([f64; 3], f64)> {
-            let dev = &mesh.device();
+            let dev = mesh.device();
             let b = dev.get(&mesh.id_sets()[l], slot)? as usize;
-            let origin = dev.read(&mesh.arrays().origin, 3 * b..3 * b + 3)?;
-            let level = dev.get(&mesh.arrays().level, b)?;
+            let origin = dev.read(mesh.arrays().origin, 3 * b..3 * b + 3)?;
+            let level = dev.get(mesh.arrays().level, b)?;
             let position = cell_centre([origin[0], origin[1], origin[2]], level, t);
             // The cell's populations on the host: the whole pool (a diverged run is over,
             // the copy costs nothing that matters), read with the kernels' own loader.
             let mut f = dev.download(&self.f)?;
-            let nbr = dev.download(&mesh.arrays().nbr)?;
+            let nbr = dev.download(mesh.arrays().nbr)?;
             let (onb, solid) = match &self.solids {
                 Some(s) => (dev.download(&s.onb)?, dev.download(&s.solid)?),
-                None => (dev.download(&mesh.arrays().onb)?, Vec::new()),
+                None => (dev.download(mesh.arrays().onb)?, Vec::new()),
             };
             let fld = Field { f: f.as_mut_ptr(), nbr: nbr.as_ptr(), onb: onb.as_ptr(), solid: solid.as_ptr() };
             // SAFETY: host copies of the pool and the mesh arrays; `b` is an active block.

@@ -9,6 +9,7 @@
 //! ([`Fields`], [`LeafCells`]) and metrics ([`metrics`]).
 
 pub(crate) mod advance;
+pub(crate) mod blocks;
 pub(crate) mod criterion;
 mod fields;
 mod guard;

@@ -41,17 +41,17 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// The per-block boundary flags and solid masks the kernels read: the solver's own
     /// when there are obstacles, else the mesh's `onb` and no masks.
     pub fn walls(&self, mesh: &Mesh<Q::Dim>) -> (*const u32, *const u64) {
-        let dev = &mesh.device();
+        let dev = mesh.device();
         match &self.solids {
             Some(s) => (dev.cptr(&s.onb), dev.cptr(&s.solid)),
-            None => (dev.cptr(&mesh.arrays().onb), std::ptr::null()),
+            None => (dev.cptr(mesh.arrays().onb), std::ptr::null()),
         }
     }
 
     /// Recomputes the solid masks and boundary flags of every active block.
     pub fn update_solids(&mut self, mesh: &Mesh<Q::Dim>) -> Result<()> {
         let Some(s) = &mut self.solids else { return Ok(()) };
-        let dev = &mesh.device();
+        let dev = mesh.device();
         let levels = mesh.max_levels();
         if let Some(g) = &s.geometry {
             let snap = mesh.snapshot_active()?;
@@ -82,10 +82,10 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 }
                 let args = SolidArgs {
                     list: dev.cptr(&mesh.id_sets()[l]),
-                    level: dev.cptr(&mesh.arrays().level),
-                    origin: dev.cptr(&mesh.arrays().origin),
-                    nbr: dev.cptr(&mesh.arrays().nbr),
-                    mesh_onb: dev.cptr(&mesh.arrays().onb),
+                    level: dev.cptr(mesh.arrays().level),
+                    origin: dev.cptr(mesh.arrays().origin),
+                    nbr: dev.cptr(mesh.arrays().nbr),
+                    mesh_onb: dev.cptr(mesh.arrays().onb),
                     solid: dev.ptr(&mut s.solid),
                     onb: dev.ptr(&mut s.onb),
                     shapes: s.shapes,
@@ -110,7 +110,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// units (per unit depth in 2D); `root_odd`: the root level's AA layout.
     pub fn solid_force(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool, which: Option<usize>) -> Result<[f64; 3]> {
         let Some(s) = &self.solids else { return Ok([0.0; 3]) };
-        let dev = &mesh.device();
+        let dev = mesh.device();
         let mut total = [0.0f64; 3];
         for l in 0..mesh.max_levels() {
             let list = &self.schedule.levels[l].obstacle;
@@ -124,12 +124,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             }
             let args = ForceArgs {
                 f: dev.ptr(&mut self.f),
-                nbr: dev.cptr(&mesh.arrays().nbr),
+                nbr: dev.cptr(mesh.arrays().nbr),
                 onb: dev.cptr(&s.onb),
                 solid: dev.cptr(&s.solid),
-                level: dev.cptr(&mesh.arrays().level),
-                origin: dev.cptr(&mesh.arrays().origin),
-                cell_mask: dev.cptr(&mesh.arrays().cell_mask),
+                level: dev.cptr(mesh.arrays().level),
+                origin: dev.cptr(mesh.arrays().origin),
+                cell_mask: dev.cptr(mesh.arrays().cell_mask),
                 shapes: s.shapes,
                 which: which.map_or(ALL_SOLIDS, |k| k as u32),
                 list: dev.cptr(&list.ids),

@@ -77,7 +77,7 @@ impl Schedule {
     /// Rebuilds every list from the mesh's ID sets, statuses and block masks, and the
     /// solver's boundary flags `onb` (`None`: no obstacles, no obstacle lists).
     pub fn rebuild<D: Dim>(&mut self, mesh: &Mesh<D>, onb: Option<&Buffer<u32>>) -> Result<()> {
-        let dev = &mesh.device();
+        let dev = mesh.device();
         let slots = LISTS * self.levels.len();
         if self.counts.len() < slots || matches!((dev, &self.counts), (Device::Cuda(_), Buffer::Host(_))) {
             self.counts = dev.zeros(slots)?;
@@ -132,16 +132,16 @@ pub(crate) fn flag<D: Dim>(
     onb: Option<&Buffer<u32>>,
     flags: &mut Buffer<u32>,
 ) -> Result<()> {
-    let dev = &mesh.device();
+    let dev = mesh.device();
     ensure(dev, flags, n)?;
     let args = FlagArgs {
         ids: dev.cptr(ids),
-        block_mask: dev.cptr(&mesh.arrays().block_mask),
-        status: dev.cptr(&mesh.arrays().status),
-        level: dev.cptr(&mesh.arrays().level),
+        block_mask: dev.cptr(mesh.arrays().block_mask),
+        status: dev.cptr(mesh.arrays().status),
+        level: dev.cptr(mesh.arrays().level),
         level_of,
-        child: dev.cptr(&mesh.arrays().child),
-        mark: dev.cptr(&mesh.arrays().mark),
+        child: dev.cptr(mesh.arrays().child),
+        mark: dev.cptr(mesh.arrays().mark),
         onb: onb.map_or(std::ptr::null(), |b| dev.cptr(b)),
         flags: dev.ptr(flags),
         select: which,

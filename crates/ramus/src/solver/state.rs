@@ -97,7 +97,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let most = self.schedule.levels.iter().map(|l| l.parents.len).max().unwrap_or(0);
         // Per parent cell: the non-equilibrium part, ρ and ρu (see `GhostArgs::scratch`).
         let need = most * (Q::Q + 4) * <Q::Dim as Dim>::BLOCK_CELLS;
-        let dev = &mesh.device();
+        let dev = mesh.device();
         if self.scratch.len() < need || matches!((dev, &self.scratch), (Device::Cuda(_), Buffer::Host(_))) {
             // Room to grow, so that the buffer is not reallocated at every adaptation.
             self.scratch = dev.zeros(need + need / 4)?;

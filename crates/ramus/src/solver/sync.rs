@@ -89,7 +89,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// need no averaging for the mesh to change: this replaces the paper's global
     /// averaging before adaptation with the part of it that matters.
     pub fn average_coarsening(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool, s: &mut SyncScratch) -> Result<()> {
-        let dev = &mesh.device();
+        let dev = mesh.device();
         let levels = mesh.max_levels();
         if s.counts.len() < levels || matches!((dev, &s.counts), (Device::Cuda(_), Buffer::Host(_))) {
             s.counts = dev.zeros(levels)?;
@@ -157,7 +157,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         root_odd: bool,
         s: &mut SyncScratch,
     ) -> Result<()> {
-        let dev = &mesh.device();
+        let dev = mesh.device();
         let nc = <Q::Dim as Dim>::CHILDREN;
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         for l in 1..offsets.len().saturating_sub(1).min(mesh.max_levels()) {
@@ -197,10 +197,10 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// The `n N_c` children of the `n` blocks at `parents` into `s.list`. Queued after the
     /// previous user of the list (one stream), so reusing it is safe.
     fn expand(&mut self, mesh: &Mesh<Q::Dim>, parents: *const u32, n: usize, s: &mut SyncScratch) -> Result<()> {
-        let dev = &mesh.device();
+        let dev = mesh.device();
         let nc = <Q::Dim as Dim>::CHILDREN;
         ensure(dev, &mut s.list, n * nc)?;
-        let args = ExpandArgs { parents, child: dev.cptr(&mesh.arrays().child), out: dev.ptr(&mut s.list) };
+        let args = ExpandArgs { parents, child: dev.cptr(mesh.arrays().child), out: dev.ptr(&mut s.list) };
         // SAFETY: `parents` holds `n` blocks with children; `s.list` `n N_c` items.
         unsafe { dev.launch::<ExpandChildren<Q::Dim>>(n * nc, args) }
     }

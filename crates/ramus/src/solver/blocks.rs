@@ -1,0 +1,78 @@
+//! The lattice Boltzmann solution as [`BlockData`] of the mesh: what each hook of an
+//! adaptation does to the distributions (paper, sections "Refinement and Coarsening" and
+//! "Grid Communication"), and how a checkpoint stores them.
+
+use std::ops::Range;
+
+use ramus_kernels::{Dim, VelocitySet};
+
+use super::state::Solver;
+use super::sync::SyncScratch;
+use crate::amr::{AdaptStage, BlockData, Mesh, RefinedBlocks, RelinkedBlocks};
+use crate::error::{Error, Result};
+use crate::Float;
+
+/// The solver and its synchronisation temporaries, lent to an adaptation.
+pub(crate) struct SolverBlocks<'a, Q: VelocitySet, F: Float> {
+    pub solver: &'a mut Solver<Q, F>,
+    pub sync: &'a mut SyncScratch,
+}
+
+/// Whether the root level has taken an odd number of steps (the AA parity of the pool).
+fn root_odd(stage: AdaptStage) -> bool {
+    stage.steps % 2 == 1
+}
+
+impl<Q: VelocitySet, F: Float> BlockData<Q::Dim> for SolverBlocks<'_, Q, F> {
+    /// Averages the candidates for coarsening into their parents
+    /// ([`Solver::average_coarsening`]).
+    fn before_coarsen(&mut self, mesh: &Mesh<Q::Dim>, stage: AdaptStage) -> Result<()> {
+        self.solver.average_coarsening(mesh, root_odd(stage), self.sync)
+    }
+
+    /// Marks the new children's solid cells, then fills them by interpolation from their
+    /// parents ([`Solver::fill_children`]).
+    fn fill_new_children(&mut self, mesh: &Mesh<Q::Dim>, refined: RefinedBlocks<'_>, stage: AdaptStage) -> Result<()> {
+        // New children need their solid cells before they are filled.
+        self.solver.update_solids(mesh)?;
+        self.solver.fill_children(mesh, refined.parents, refined.offsets, root_odd(stage), self.sync)
+    }
+
+    /// Rebuilds the per-level work lists, then averages the relinked parents
+    /// ([`Solver::average_relinked_parents`]).
+    fn after_relink(&mut self, mesh: &Mesh<Q::Dim>, relinked: RelinkedBlocks<'_>, stage: AdaptStage) -> Result<()> {
+        self.solver.rebuild_schedule(mesh)?;
+        self.solver.average_relinked_parents(mesh, relinked.lists, relinked.counts, root_odd(stage))
+    }
+
+    /// The shifted populations of the blocks, as raw native-endian bytes.
+    fn serialize(&self, mesh: &Mesh<Q::Dim>, blocks: Range<usize>) -> Result<Vec<u8>> {
+        let per = per_block::<Q>();
+        let f: Vec<F> = mesh.device().read(&self.solver.f, blocks.start * per..blocks.end * per)?;
+        Ok(bytemuck::cast_slice(&f).to_vec())
+    }
+
+    /// Writes the populations back, then the solid cells and work lists that follow
+    /// from the restored mesh.
+    fn deserialize(&mut self, mesh: &Mesh<Q::Dim>, blocks: Range<usize>, bytes: &[u8]) -> Result<()> {
+        let per = per_block::<Q>();
+        let expected = blocks.len() * per * std::mem::size_of::<F>();
+        if bytes.len() != expected {
+            return Err(Error::invalid(
+                "checkpoint",
+                format!("{} bytes of distributions", bytes.len()),
+                format!("{expected} bytes for {} blocks", blocks.len()),
+            ));
+        }
+        let mut f = vec![F::default(); blocks.len() * per];
+        bytemuck::cast_slice_mut::<F, u8>(&mut f).copy_from_slice(bytes);
+        mesh.device().write(&mut self.solver.f, blocks.start * per, &f)?;
+        self.solver.update_solids(mesh)?;
+        self.solver.rebuild_schedule(mesh)
+    }
+}
+
+/// Populations per block.
+fn per_block<Q: VelocitySet>() -> usize {
+    Q::Q * <Q::Dim as Dim>::BLOCK_CELLS
+}
