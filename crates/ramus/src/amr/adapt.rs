@@ -101,19 +101,50 @@ impl<D: Dim> Mesh<D> {
     pub fn adapt_with(&mut self, ws: &mut AdaptWorkspace) -> Result<AdaptReport> {
         let dev = self.device.clone();
         ws.adopt(&dev)?;
-        let mut clock = Clock::new(dev.clone(), ws.profile);
-        let nc = D::CHILDREN;
-        let nb = D::NEIGHBORS;
+        let mut clock = Clock::new(dev, ws.profile);
+        let Some(mut n) = self.preparation(ws)? else {
+            clock.lap(0)?;
+            return clock.report(0, 0);
+        };
+        clock.lap(0)?;
+        self.minimal_map(ws, &mut n)?;
+        clock.lap(1)?;
+        self.map_gaps_to_marked_blocks(ws, &n)?;
+        clock.lap(2)?;
+        self.enforce_balance(ws, &mut n)?;
+        clock.lap(3)?;
+        self.build_children(ws, &n)?;
+        clock.lap(4)?;
+        // Coarsened and refined blocks grouped by their children's level (S5, S6, and the
+        // block data's filling of new children), one read-back for both.
+        let (off_c, off_r) = self.level_keys(ws, n.coarsened, n.refine)?;
+        self.coarsen_id_sets(ws, &n, &off_c)?;
+        clock.lap(5)?;
+        self.refine_id_sets(ws, &off_r)?;
+        ws.refined_offsets = off_r;
+        clock.lap(6)?;
+        self.finalize_ids(ws, &n)?;
+        clock.lap(7)?;
+        self.update_connectivity(ws, &n)?;
+        clock.lap(8)?;
+        clock.report(n.refine, n.coarsened)
+    }
 
-        // Preparation: sanitize the marks, count the requests.
+    /// Preparation: sanitizes the marks and lists the requests: the leaves to refine in
+    /// `ws.to_refine`, the parents to coarsen in `ws.to_coarsen`, both ascending, and all
+    /// of them in `ws.marked`; hands out fresh IDs if needed. `None` (marks cleared) if
+    /// there is nothing to do; [`Error::OutOfMemory`] (marks cleared, forest unchanged) if
+    /// the gap set cannot hold the new children.
+    fn preparation(&mut self, ws: &mut AdaptWorkspace) -> Result<Option<Counts>> {
+        let dev = self.device.clone();
         ws.refined_offsets.clear();
         ws.relinked = 0;
         let n_act = self.gather_active(ws)?;
-        ensure(&dev, &mut ws.fa, n_act)?;
-        ensure(&dev, &mut ws.fb, n_act)?;
+        ensure(&dev, &mut ws.flags, n_act)?;
+        ensure(&dev, &mut ws.coarsen_flags, n_act)?;
         let mut a = self.args(dev.cptr(&ws.active));
-        a.out = dev.ptr(&mut ws.fa);
-        a.out2 = dev.ptr(&mut ws.fb);
+        a.out = dev.ptr(&mut ws.flags);
+        a.out2 = dev.ptr(&mut ws.coarsen_flags);
         a.a = self.spec.max_levels as i32;
         self.run::<Sanitize<D>>(n_act, a)?;
         // The flagged IDs in ascending order (children are assigned in this order in S2,
@@ -121,26 +152,25 @@ impl<D: Dim> Mesh<D> {
         // Every active ID is below the high-water mark.
         let range = self.high_water;
         ensure(&dev, &mut ws.seen, range)?;
-        ensure(&dev, &mut ws.r, range)?;
-        ensure(&dev, &mut ws.c, range)?;
+        ensure(&dev, &mut ws.to_refine, range)?;
+        ensure(&dev, &mut ws.to_coarsen, range)?;
         if ws.counts.len() < 2 || matches!((&dev, &ws.counts), (Device::Cuda(_), Buffer::Host(_))) {
             ws.counts = dev.zeros(2)?;
         }
         // SAFETY: `ws.active` holds the active IDs, all below the high-water mark `range`,
         // which `ws.seen` was just made to hold; nothing changes the lists meanwhile.
-        unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.fa), n_act)? };
-        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.r, &mut ws.counts, 0)?;
+        unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.flags), n_act)? };
+        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_refine, &mut ws.counts, 0)?;
         // SAFETY: as above.
-        unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.fb), n_act)? };
-        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.c, &mut ws.counts, 1)?;
+        unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.coarsen_flags), n_act)? };
+        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_coarsen, &mut ws.counts, 1)?;
         let counts = dev.read(&ws.counts, 0..2)?;
         let (n_r, n_c) = (counts[0] as usize, counts[1] as usize);
         if n_r + n_c == 0 {
             self.clear_marks(ws, n_act)?;
-            clock.lap(0)?;
-            return clock.report(0, 0);
+            return Ok(None);
         }
-        let taken = n_r * nc;
+        let taken = n_r * D::CHILDREN;
         if taken > self.gap_count {
             // Nothing has been written yet but the marks: the forest stays valid.
             self.clear_marks(ws, n_act)?;
@@ -157,76 +187,92 @@ impl<D: Dim> Mesh<D> {
         // The never used IDs S2 takes get their free state (the pool is allocated zeroed).
         self.prepare_ids(high_water)?;
         ensure(&dev, &mut ws.seen, high_water)?;
-        self.set_status(dev.cptr(&ws.r), n_r, status::MARKED_REFINE)?;
-        self.set_status(dev.cptr(&ws.c), n_c, status::MARKED_COARSEN)?;
+        self.set_status(&ws.to_refine, n_r, status::MARKED_REFINE)?;
+        self.set_status(&ws.to_coarsen, n_c, status::MARKED_COARSEN)?;
         let n_k = n_r + n_c;
-        ensure(&dev, &mut ws.k, n_k)?;
-        dev.copy(&ws.r, n_r, &mut ws.k, 0)?;
-        dev.copy(&ws.c, n_c, &mut ws.k, n_r)?;
-        clock.lap(0)?;
+        ensure(&dev, &mut ws.marked, n_k)?;
+        dev.copy(&ws.to_refine, n_r, &mut ws.marked, 0)?;
+        dev.copy(&ws.to_coarsen, n_c, &mut ws.marked, n_r)?;
+        Ok(Some(Counts { active: n_act, refine: n_r, coarsen: n_c, high_water, map: 0, coarsened: 0 }))
+    }
 
-        // S1 Minimal Map: the marked blocks and their same-level neighbours, sorted, unique.
-        ensure(&dev, &mut ws.t1, n_k * nb)?;
-        ensure(&dev, &mut ws.t2, n_k * nb)?;
-        let mut a = self.args(dev.cptr(&ws.k));
-        a.out = dev.ptr(&mut ws.t1);
-        a.out2 = dev.ptr(&mut ws.t2);
+    /// S1 Minimal Map: the marked blocks and their same-level neighbours, sorted, unique,
+    /// into `ws.map`.
+    fn minimal_map(&mut self, ws: &mut AdaptWorkspace, n: &mut Counts) -> Result<()> {
+        let dev = self.device.clone();
+        let n_k = n.marked();
+        ensure(&dev, &mut ws.gathered, n_k * D::NEIGHBORS)?;
+        ensure(&dev, &mut ws.gathered_valid, n_k * D::NEIGHBORS)?;
+        let mut a = self.args(dev.cptr(&ws.marked));
+        a.out = dev.ptr(&mut ws.gathered);
+        a.out2 = dev.ptr(&mut ws.gathered_valid);
         self.run::<GatherNeighbours<D>>(n_k, a)?;
         // SAFETY: the gathered neighbours are active blocks (invalid links are flagged off
-        // in `t2`), below `high_water`, which `ws.seen` holds.
-        let n_m = unsafe { distinct(&dev, ws, n_k * nb, 0, high_water, Target::Map)? };
-        clock.lap(1)?;
+        // in `gathered_valid`), below `high_water`, which `ws.seen` holds.
+        n.map = unsafe { distinct(&dev, ws, n_k * D::NEIGHBORS, 0, n.high_water, Target::Map)? };
+        Ok(())
+    }
 
-        // S2 Map Gaps to Marked Blocks: first children from the end of the gap set, then
-        // the map's links to refined blocks record them in `nbr_child`.
-        if n_r > 0 {
+    /// S2 Map Gaps to Marked Blocks: first children from the end of the gap set, then the
+    /// map's links to refined blocks record them in `nbr_child`.
+    fn map_gaps_to_marked_blocks(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
+        let dev = self.device.clone();
+        if n.refine > 0 {
             let gaps = dev.cptr(&self.gaps);
-            let mut a = self.args(dev.cptr(&ws.r));
+            let mut a = self.args(dev.cptr(&ws.to_refine));
             a.aux = gaps;
             a.a = self.gap_count as i32;
-            self.run::<AssignChildren<D>>(n_r, a)?;
+            self.run::<AssignChildren<D>>(n.refine, a)?;
             let a = self.args(dev.cptr(&ws.map));
-            self.run::<MapRefinedNeighbours<D>>(n_m, a)?;
+            self.run::<MapRefinedNeighbours<D>>(n.map, a)?;
         }
-        self.high_water = high_water;
-        clock.lap(2)?;
+        self.high_water = n.high_water;
+        Ok(())
+    }
 
-        // S3 Enforcement of 2:1 Balancing: revert coarsenings next to (future) children,
-        // then tell the neighbours of the rest that their children go.
-        let mut n_c2 = 0;
-        if n_c > 0 {
-            let mut a = self.args(dev.cptr(&ws.c));
-            a.out = dev.ptr(&mut ws.fa);
-            self.run::<CheckCoarsen<D>>(n_c, a)?;
-            ensure(&dev, &mut ws.c2, n_c)?;
-            n_c2 = prim::compact(&dev, &mut ws.scratch, &ws.fa, &ws.c, n_c, &mut ws.c2)?;
-            let a = self.args(dev.cptr(&ws.c2));
-            self.run::<UnmapCoarsened<D>>(n_c2, a)?;
+    /// S3 Enforcement of 2:1 Balancing: reverts coarsenings next to (future) children,
+    /// then tells the neighbours of the rest (`ws.coarsened`) that their children go.
+    fn enforce_balance(&mut self, ws: &mut AdaptWorkspace, n: &mut Counts) -> Result<()> {
+        let dev = self.device.clone();
+        if n.coarsen > 0 {
+            let mut a = self.args(dev.cptr(&ws.to_coarsen));
+            a.out = dev.ptr(&mut ws.flags);
+            self.run::<CheckCoarsen<D>>(n.coarsen, a)?;
+            ensure(&dev, &mut ws.coarsened, n.coarsen)?;
+            n.coarsened =
+                prim::compact(&dev, &mut ws.scratch, &ws.flags, &ws.to_coarsen, n.coarsen, &mut ws.coarsened)?;
+            let a = self.args(dev.cptr(&ws.coarsened));
+            self.run::<UnmapCoarsened<D>>(n.coarsened, a)?;
         }
-        clock.lap(3)?;
+        Ok(())
+    }
 
-        // S4 Build / Reset Children.
-        let a = self.args(dev.cptr(&ws.r));
-        self.run::<BuildChildren<D>>(n_r * nc, a)?;
-        let a = self.args(dev.cptr(&ws.c2));
-        self.run::<MarkRemoved<D>>(n_c2 * nc, a)?;
-        clock.lap(4)?;
+    /// S4 Build / Reset Children: the new children's metadata; the children of coarsened
+    /// blocks marked for removal.
+    fn build_children(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
+        let dev = self.device.clone();
+        let a = self.args(dev.cptr(&ws.to_refine));
+        self.run::<BuildChildren<D>>(n.refine * D::CHILDREN, a)?;
+        let a = self.args(dev.cptr(&ws.coarsened));
+        self.run::<MarkRemoved<D>>(n.coarsened * D::CHILDREN, a)
+    }
 
-        // Coarsened and refined blocks grouped by their children's level (S5, S6, and the
-        // solver's filling of new children), one read-back for both.
-        let (off_c, off_r) = self.level_keys(ws, n_c2, n_r)?;
-
-        // S5 Coarsen Blocks in ID Sets. The gaps S2 took are already copied into `child`,
-        // so the freed groups overwrite them: the gap set ends at `base` + freed.
-        let base = self.gap_count - taken;
-        if n_c2 > 0 {
+    /// S5 Coarsen Blocks in ID Sets: the children of coarsened blocks leave their level's
+    /// ID set (`off_c`: the coarsened blocks per level of their children) and their IDs
+    /// return to the gap set. The gaps S2 took are already copied into `child`, so the
+    /// freed groups overwrite them: the gap set ends at `base` + freed.
+    fn coarsen_id_sets(&mut self, ws: &mut AdaptWorkspace, n: &Counts, off_c: &[usize]) -> Result<()> {
+        let dev = self.device.clone();
+        let nc = D::CHILDREN;
+        let base = self.gap_count - n.refine * nc;
+        if n.coarsened > 0 {
             for l in 0..self.spec.max_levels {
                 let cnt = off_c[l + 1] - off_c[l];
                 if cnt > 0 {
                     let m = self.id_counts[l];
-                    ensure(&dev, &mut ws.fa, m)?;
+                    ensure(&dev, &mut ws.flags, m)?;
                     let mut a = self.args(dev.cptr(&self.id_sets[l]));
-                    a.out = dev.ptr(&mut ws.fa);
+                    a.out = dev.ptr(&mut ws.flags);
                     self.run::<FlagRemoved<D>>(m, a)?;
                     // The children of the `cnt` coarsened blocks leave: the new count is
                     // known, so the one left on the device (slot 0) is not read.
@@ -234,7 +280,7 @@ impl<D: Dim> Mesh<D> {
                         &dev,
                         &mut ws.scratch,
                         &mut self.id_sets[l],
-                        &ws.fa,
+                        &ws.flags,
                         m,
                         &mut ws.counts,
                         0,
@@ -247,17 +293,21 @@ impl<D: Dim> Mesh<D> {
             a.aux = dev.cptr(&ws.vals);
             a.out = gaps;
             a.a = base as i32;
-            a.b = n_c2 as i32;
-            self.run::<PushGaps<D>>(n_c2 * nc, a)?;
+            a.b = n.coarsened as i32;
+            self.run::<PushGaps<D>>(n.coarsened * nc, a)?;
             let mut a = self.args(std::ptr::null());
             a.aux = dev.cptr(&ws.vals);
-            self.run::<ResetRemoved<D>>(n_c2 * nc, a)?;
+            self.run::<ResetRemoved<D>>(n.coarsened * nc, a)?;
         }
-        self.gap_count = base + n_c2 * nc;
-        clock.lap(5)?;
+        self.gap_count = base + n.coarsened * nc;
+        Ok(())
+    }
 
-        // S6 Refine Blocks in ID Sets: children of each level's parents, in parent-ID order
-        // (the sort is stable), appended to the ID set of the children's level.
+    /// S6 Refine Blocks in ID Sets: children of each level's parents (`off_r`), in
+    /// parent-ID order (the sort is stable), appended to the ID set of their level.
+    fn refine_id_sets(&mut self, ws: &mut AdaptWorkspace, off_r: &[usize]) -> Result<()> {
+        let dev = self.device.clone();
+        let nc = D::CHILDREN;
         for l in 1..self.spec.max_levels {
             let cnt = off_r[l + 1] - off_r[l];
             if cnt > 0 {
@@ -271,38 +321,45 @@ impl<D: Dim> Mesh<D> {
                 self.id_counts[l] += cnt * nc;
             }
         }
-        ws.refined_offsets = off_r;
-        clock.lap(6)?;
+        Ok(())
+    }
 
-        // S7 Finalize Ref. IDs, then branch/leaf statuses of the marked blocks' parents.
-        let a = self.args(dev.cptr(&ws.r));
-        self.run::<FinalizeRefined<D>>(n_r, a)?;
-        let a = self.args(dev.cptr(&ws.c2));
-        self.run::<FinalizeCoarsened<D>>(n_c2, a)?;
-        let mut a = self.args(dev.cptr(&ws.k));
-        a.out = dev.ptr(&mut ws.t1);
-        a.out2 = dev.ptr(&mut ws.t2);
-        self.run::<GatherParents<D>>(n_k, a)?;
+    /// S7 Finalize Ref. IDs: the statuses of refined and coarsened blocks, then the
+    /// branch/leaf statuses of the marked blocks' parents.
+    fn finalize_ids(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
+        let dev = self.device.clone();
+        let a = self.args(dev.cptr(&ws.to_refine));
+        self.run::<FinalizeRefined<D>>(n.refine, a)?;
+        let a = self.args(dev.cptr(&ws.coarsened));
+        self.run::<FinalizeCoarsened<D>>(n.coarsened, a)?;
+        let mut a = self.args(dev.cptr(&ws.marked));
+        a.out = dev.ptr(&mut ws.gathered);
+        a.out2 = dev.ptr(&mut ws.gathered_valid);
+        self.run::<GatherParents<D>>(n.marked(), a)?;
         // SAFETY: the parents of marked blocks are active, below `high_water` (`ws.seen`
         // holds that many flags).
-        let n_p = unsafe { distinct(&dev, ws, n_k, 0, high_water, Target::Set)? };
+        let n_p = unsafe { distinct(&dev, ws, n.marked(), 0, n.high_water, Target::Set)? };
         let mut a = self.args(dev.cptr(&ws.set));
-        a.out = dev.ptr(&mut ws.t1);
+        a.out = dev.ptr(&mut ws.gathered);
         self.run::<BranchStatus<D>>(n_p, a)?;
         let mut a = self.args(dev.cptr(&ws.set));
-        a.aux = dev.cptr(&ws.t1);
-        self.run::<WriteStatus<D>>(n_p, a)?;
-        clock.lap(7)?;
+        a.aux = dev.cptr(&ws.gathered);
+        self.run::<WriteStatus<D>>(n_p, a)
+    }
 
-        // S8 Update Connectivity and Designate Ghosts.
+    /// S8 Update Connectivity and Designate Ghosts: `nbr_child` of the map, then links and
+    /// cell/block masks of the map blocks and their children; clears the marks.
+    fn update_connectivity(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
+        let dev = self.device.clone();
+        let nc = D::CHILDREN;
         let a = self.args(dev.cptr(&ws.map));
-        self.run::<NeighbourChildren<D>>(n_m, a)?;
-        ensure(&dev, &mut ws.t1, n_m * nc)?;
-        ensure(&dev, &mut ws.t2, n_m * nc)?;
+        self.run::<NeighbourChildren<D>>(n.map, a)?;
+        ensure(&dev, &mut ws.gathered, n.map * nc)?;
+        ensure(&dev, &mut ws.gathered_valid, n.map * nc)?;
         let mut a = self.args(dev.cptr(&ws.map));
-        a.out = dev.ptr(&mut ws.t1);
-        a.out2 = dev.ptr(&mut ws.t2);
-        self.run::<GatherChildren<D>>(n_m, a)?;
+        a.out = dev.ptr(&mut ws.gathered);
+        a.out2 = dev.ptr(&mut ws.gathered_valid);
+        self.run::<GatherChildren<D>>(n.map, a)?;
         // The map and the children of its refined blocks, sorted and distinct. Links are
         // recomputed for all of them from their parents' `nbr_child`, which is current
         // (untouched, or refreshed just above for map blocks): for blocks whose links did
@@ -310,8 +367,8 @@ impl<D: Dim> Mesh<D> {
         // SAFETY: map blocks and their children (new ones included) are below the new
         // `high_water`, which `ws.seen` holds.
         let n_s = unsafe {
-            prim::mark_seen(&dev, &mut ws.seen, &ws.map, None, n_m)?;
-            distinct(&dev, ws, n_m * nc, n_m, high_water, Target::Set)?
+            prim::mark_seen(&dev, &mut ws.seen, &ws.map, None, n.map)?;
+            distinct(&dev, ws, n.map * nc, n.map, n.high_water, Target::Set)?
         };
         let a = self.args(dev.cptr(&ws.set));
         self.run::<ChildLinks<D>>(n_s, a)?;
@@ -322,12 +379,10 @@ impl<D: Dim> Mesh<D> {
         self.run::<CellMasks<D>>(n_s * D::BLOCK_CELLS, a)?;
         let a = self.args(dev.cptr(&ws.set));
         self.run::<BlockMasks<D>>(n_s, a)?;
-        self.clear_marks(ws, n_act)?;
-        ws.relinked = n_m;
-        ws.n_refined = n_r;
-        clock.lap(8)?;
-
-        clock.report(n_r, n_c2)
+        self.clear_marks(ws, n.active)?;
+        ws.relinked = n.map;
+        ws.n_refined = n.refine;
+        Ok(())
     }
 
     /// The blocks whose children's ghost layers the last [`Self::adapt_with`] on `ws` may
@@ -347,25 +402,38 @@ impl<D: Dim> Mesh<D> {
             ws.level_counts = dev.zeros(levels)?;
         }
         ws.parents_by_level.resize_with(levels, || Buffer::Host(Vec::new()));
-        ensure(&dev, &mut ws.t1, n)?;
-        ensure(&dev, &mut ws.t2, n)?;
+        ensure(&dev, &mut ws.gathered, n)?;
+        ensure(&dev, &mut ws.gathered_valid, n)?;
         for l in 0..levels {
             let mut a = self.args(dev.cptr(&ws.map));
-            a.aux = dev.cptr(&ws.r);
-            a.out = dev.ptr(&mut ws.t1);
-            a.out2 = dev.ptr(&mut ws.t2);
+            a.aux = dev.cptr(&ws.to_refine);
+            a.out = dev.ptr(&mut ws.gathered);
+            a.out2 = dev.ptr(&mut ws.gathered_valid);
             a.a = l as i32;
             a.b = ws.n_refined as i32;
             self.run::<RelinkedParents<D>>(n, a)?;
             ensure(&dev, &mut ws.parents_by_level[l], n)?;
             let out = &mut ws.parents_by_level[l];
-            prim::compact_deferred(&dev, &mut ws.scratch, &ws.t2, &ws.t1, n, out, &mut ws.level_counts, l)?;
+            prim::compact_deferred(
+                &dev,
+                &mut ws.scratch,
+                &ws.gathered_valid,
+                &ws.gathered,
+                n,
+                out,
+                &mut ws.level_counts,
+                l,
+            )?;
         }
         Ok(dev.read(&ws.level_counts, 0..levels)?.into_iter().map(|c| c as usize).collect())
     }
 
-    fn set_status(&mut self, list: *const u32, n: usize, s: i32) -> Result<()> {
-        let mut a = self.args(list);
+    /// Sets status `s` on the first `n` blocks of `list` (an error if it holds fewer).
+    fn set_status(&mut self, list: &Buffer<u32>, n: usize, s: i32) -> Result<()> {
+        if n > list.len() {
+            return Err(Error::invalid("status list", n, format!("at most the list's {} blocks", list.len())));
+        }
+        let mut a = self.args(self.device.cptr(list));
         a.a = s;
         self.run::<SetStatus<D>>(n, a)
     }
@@ -377,8 +445,8 @@ impl<D: Dim> Mesh<D> {
     }
 
     /// Groups blocks by the level of their children, keeping their order within a level
-    /// (stable sort): the `n_c2` coarsened blocks of `ws.c2` into `ws.vals` as their first
-    /// children, and the `n_r` refined blocks of `ws.r` into `ws.refined`. Returns the
+    /// (stable sort): the `n_c2` coarsened blocks of `ws.coarsened` into `ws.vals` as their first
+    /// children, and the `n_r` refined blocks of `ws.to_refine` into `ws.refined`. Returns the
     /// offsets of each level in the two (`max_levels + 1` each), read back together.
     fn level_keys(&mut self, ws: &mut AdaptWorkspace, n_c2: usize, n_r: usize) -> Result<(Vec<usize>, Vec<usize>)> {
         let dev = self.device.clone();
@@ -387,7 +455,7 @@ impl<D: Dim> Mesh<D> {
         let level_bits = key_bits(ramus_kernels::amr::MAX_LEVELS);
         for (coarsen, n) in [(true, n_c2), (false, n_r)] {
             ensure(&dev, &mut ws.keys, n)?;
-            let (list, vals) = if coarsen { (&ws.c2, &mut ws.vals) } else { (&ws.r, &mut ws.refined) };
+            let (list, vals) = if coarsen { (&ws.coarsened, &mut ws.vals) } else { (&ws.to_refine, &mut ws.refined) };
             ensure(&dev, vals, n)?;
             let mut a = self.args(dev.cptr(list));
             a.out = dev.ptr(&mut ws.keys);
@@ -406,18 +474,41 @@ impl<D: Dim> Mesh<D> {
     }
 }
 
+/// Block counts of one adaptation, filled in step by step.
+struct Counts {
+    /// Active blocks before the adaptation.
+    active: usize,
+    /// Leaves to refine (`ws.to_refine`).
+    refine: usize,
+    /// Parents marked for coarsening (`ws.to_coarsen`).
+    coarsen: usize,
+    /// The high-water mark after the adaptation.
+    high_water: usize,
+    /// Blocks of the minimal map (S1, `ws.map`).
+    map: usize,
+    /// Parents coarsened after the 2:1 check (S3, `ws.coarsened`).
+    coarsened: usize,
+}
+
+impl Counts {
+    /// All marked blocks (`ws.marked`).
+    fn marked(&self) -> usize {
+        self.refine + self.coarsen
+    }
+}
+
 /// Where [`distinct`] leaves its result.
 enum Target {
     Map,
     Set,
 }
 
-/// Flags the valid entries of `ws.t1[..n]` (flags in `ws.t2`), all below `range`, in
+/// Flags the valid entries of `ws.gathered[..n]` (flags in `ws.gathered_valid`), all below `range`, in
 /// `ws.seen` (which may hold `before` other flags) and writes the distinct flagged IDs,
 /// ascending, to `ws.map` or `ws.set`; returns their count (one read-back).
 ///
 /// # Safety
-/// Every valid entry of `ws.t1[..n]` must be below `range`, and `ws.seen` must hold at
+/// Every valid entry of `ws.gathered[..n]` must be below `range`, and `ws.seen` must hold at
 /// least `range` flags (see [`prim::mark_seen`]).
 unsafe fn distinct(
     dev: &Device,
@@ -428,7 +519,7 @@ unsafe fn distinct(
     target: Target,
 ) -> Result<usize> {
     // SAFETY: the caller's contract.
-    unsafe { prim::mark_seen(dev, &mut ws.seen, &ws.t1, Some(&ws.t2), n)? };
+    unsafe { prim::mark_seen(dev, &mut ws.seen, &ws.gathered, Some(&ws.gathered_valid), n)? };
     let out = match target {
         Target::Map => &mut ws.map,
         Target::Set => &mut ws.set,

@@ -154,7 +154,7 @@ impl<D: Dim> Mesh<D> {
     pub fn leaf_ids(&mut self) -> Result<Vec<u32>> {
         let mut ws = AdaptWorkspace::new(&self.device)?;
         let n = self.leaves_into(&mut ws)?;
-        let mut v = self.device.read(&ws.r, 0..n)?;
+        let mut v = self.device.read(&ws.to_refine, 0..n)?;
         v.sort_unstable();
         Ok(v)
     }
@@ -173,12 +173,12 @@ impl<D: Dim> Mesh<D> {
         let dev = self.device.clone();
         let mut ws = AdaptWorkspace::new(&dev)?;
         let n = self.leaves_into(&mut ws)?;
-        ensure(&dev, &mut ws.t1, 4 * n)?;
-        let mut a = self.args(dev.cptr(&ws.r));
-        a.out = dev.ptr(&mut ws.t1);
+        ensure(&dev, &mut ws.gathered, 4 * n)?;
+        let mut a = self.args(dev.cptr(&ws.to_refine));
+        a.out = dev.ptr(&mut ws.gathered);
         self.run::<Geometry<D>>(n, a)?;
-        let ids = dev.read(&ws.r, 0..n)?;
-        let raw = dev.read(&ws.t1, 0..4 * n)?;
+        let ids = dev.read(&ws.to_refine, 0..n)?;
+        let raw = dev.read(&ws.gathered, 0..4 * n)?;
         let s = 1.0 / units::ROOT_CELL as f64;
         let mut v: Vec<BlockGeometry> = ids
             .iter()
@@ -197,16 +197,16 @@ impl<D: Dim> Mesh<D> {
         Ok(v)
     }
 
-    /// Compacts the leaves of the ID sets into `ws.r`; returns their count.
+    /// Compacts the leaves of the ID sets into `ws.to_refine`; returns their count.
     fn leaves_into(&mut self, ws: &mut AdaptWorkspace) -> Result<usize> {
         let dev = self.device.clone();
         let n = self.gather_active(ws)?;
-        ensure(&dev, &mut ws.fa, n)?;
-        ensure(&dev, &mut ws.r, n)?;
+        ensure(&dev, &mut ws.flags, n)?;
+        ensure(&dev, &mut ws.to_refine, n)?;
         let mut a = self.args(dev.cptr(&ws.active));
-        a.out = dev.ptr(&mut ws.fa);
+        a.out = dev.ptr(&mut ws.flags);
         self.run::<FlagLeaves<D>>(n, a)?;
-        prim::compact(&dev, &mut ws.scratch, &ws.fa, &ws.active, n, &mut ws.r)
+        prim::compact(&dev, &mut ws.scratch, &ws.flags, &ws.active, n, &mut ws.to_refine)
     }
 
     /// Runs a geometric marking kernel over the active blocks.

@@ -17,18 +17,22 @@ pub struct AdaptWorkspace {
     pub(crate) scratch: Scratch,
     /// Active IDs (all ID sets concatenated).
     pub(crate) active: Buffer<u32>,
-    /// Per-item flags.
-    pub(crate) fa: Buffer<u32>,
-    pub(crate) fb: Buffer<u32>,
-    /// Blocks to refine / marked for coarsening / coarsened, ascending IDs.
-    pub(crate) r: Buffer<u32>,
-    pub(crate) c: Buffer<u32>,
-    pub(crate) c2: Buffer<u32>,
-    /// All marked blocks (`r` then `c`).
-    pub(crate) k: Buffer<u32>,
-    /// Gathered candidates and their validity flags.
-    pub(crate) t1: Buffer<u32>,
-    pub(crate) t2: Buffer<u32>,
+    /// Per-item flags (Preparation: refine requests of the active blocks; S3: kept
+    /// coarsenings; S5: removed IDs of an ID set).
+    pub(crate) flags: Buffer<u32>,
+    /// Preparation: coarsening requests of the active blocks.
+    pub(crate) coarsen_flags: Buffer<u32>,
+    /// Leaves to refine (also the leaf list of the marking functions), ascending IDs.
+    pub(crate) to_refine: Buffer<u32>,
+    /// Parents marked for coarsening, ascending IDs.
+    pub(crate) to_coarsen: Buffer<u32>,
+    /// The parents of `to_coarsen` that S3 kept: coarsened.
+    pub(crate) coarsened: Buffer<u32>,
+    /// All marked blocks (`to_refine` then `to_coarsen`).
+    pub(crate) marked: Buffer<u32>,
+    /// Gathered candidate IDs (neighbours, parents, children) and their validity flags.
+    pub(crate) gathered: Buffer<u32>,
+    pub(crate) gathered_valid: Buffer<u32>,
     /// Sort keys and values.
     pub(crate) keys: Buffer<u32>,
     pub(crate) vals: Buffer<u32>,
@@ -79,14 +83,14 @@ impl AdaptWorkspace {
             parents_by_level: Vec::new(),
             level_counts: Buffer::Host(Vec::new()),
             active: z(),
-            fa: z(),
-            fb: z(),
-            r: z(),
-            c: z(),
-            c2: z(),
-            k: z(),
-            t1: z(),
-            t2: z(),
+            flags: z(),
+            coarsen_flags: z(),
+            to_refine: z(),
+            to_coarsen: z(),
+            coarsened: z(),
+            marked: z(),
+            gathered: z(),
+            gathered_valid: z(),
             keys: z(),
             vals: z(),
             map: z(),
