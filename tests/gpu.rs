@@ -247,3 +247,19 @@ fn copy_bandwidth_is_plausible_and_oversize_is_out_of_memory() {
         Ok(bw) => panic!("oversize request succeeded ({bw:e} B/s)"),
     }
 }
+
+/// A kernel never receives the address of another device's buffer: `Device::ptr`/`cptr`
+/// refuse a non-empty buffer of the other side (the CPU backend used to get a null
+/// pointer for a CUDA buffer, and a CUDA launch a host address).
+#[test]
+#[ignore = "needs a CUDA device (scripts/gpu-check.sh run)"]
+fn buffers_of_another_device_are_refused() {
+    use ramus::backend::{Buffer, Device};
+    let cuda = Device::new(Backend::Cuda).expect("a CUDA device");
+    let mut on_gpu = cuda.upload(&[1u32, 2, 3]).expect("upload");
+    let mut on_host = Buffer::Host(vec![1u32, 2, 3]);
+    assert!(Device::Cpu.cptr(&on_gpu).is_err() && Device::Cpu.ptr(&mut on_gpu).is_err());
+    assert!(cuda.cptr(&on_host).is_err() && cuda.ptr(&mut on_host).is_err());
+    assert!(cuda.cptr(&on_gpu).is_ok() && Device::Cpu.cptr(&on_host).is_ok());
+    println!("buffers of another device: refused on both backends");
+}

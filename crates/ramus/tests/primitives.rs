@@ -470,10 +470,10 @@ fn rank_sort_kernel_is_stable() {
         let mut ko = dev.zeros::<u32>(n).unwrap();
         let mut vo = dev.zeros::<u32>(n).unwrap();
         let args = RankSortArgs {
-            keys_in: dev.cptr(&kb),
-            values_in: dev.cptr(&vb),
-            keys_out: dev.ptr(&mut ko),
-            values_out: dev.ptr(&mut vo),
+            keys_in: dev.cptr(&kb).unwrap(),
+            values_in: dev.cptr(&vb).unwrap(),
+            keys_out: dev.ptr(&mut ko).unwrap(),
+            values_out: dev.ptr(&mut vo).unwrap(),
             n: n as u32,
             mask: 0xffff,
         };

@@ -142,9 +142,9 @@ impl<D: Dim> Mesh<D> {
         let n_act = self.gather_active(ws)?;
         ensure(&dev, &mut ws.flags, n_act)?;
         ensure(&dev, &mut ws.coarsen_flags, n_act)?;
-        let mut a = self.args(dev.cptr(&ws.active));
-        a.out = dev.ptr(&mut ws.flags);
-        a.out2 = dev.ptr(&mut ws.coarsen_flags);
+        let mut a = self.args(dev.cptr(&ws.active)?)?;
+        a.out = dev.ptr(&mut ws.flags)?;
+        a.out2 = dev.ptr(&mut ws.coarsen_flags)?;
         a.a = self.spec.max_levels as i32;
         self.run::<Sanitize<D>>(n_act, a)?;
         // The flagged IDs in ascending order (children are assigned in this order in S2,
@@ -203,9 +203,9 @@ impl<D: Dim> Mesh<D> {
         let n_k = n.marked();
         ensure(&dev, &mut ws.gathered, n_k * D::NEIGHBORS)?;
         ensure(&dev, &mut ws.gathered_valid, n_k * D::NEIGHBORS)?;
-        let mut a = self.args(dev.cptr(&ws.marked));
-        a.out = dev.ptr(&mut ws.gathered);
-        a.out2 = dev.ptr(&mut ws.gathered_valid);
+        let mut a = self.args(dev.cptr(&ws.marked)?)?;
+        a.out = dev.ptr(&mut ws.gathered)?;
+        a.out2 = dev.ptr(&mut ws.gathered_valid)?;
         self.run::<GatherNeighbours<D>>(n_k, a)?;
         // SAFETY: the gathered neighbours are active blocks (invalid links are flagged off
         // in `gathered_valid`), below `high_water`, which `ws.seen` holds.
@@ -218,12 +218,12 @@ impl<D: Dim> Mesh<D> {
     fn map_gaps_to_marked_blocks(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
         if n.refine > 0 {
-            let gaps = dev.cptr(&self.gaps);
-            let mut a = self.args(dev.cptr(&ws.to_refine));
+            let gaps = dev.cptr(&self.gaps)?;
+            let mut a = self.args(dev.cptr(&ws.to_refine)?)?;
             a.aux = gaps;
             a.a = self.gap_count as i32;
             self.run::<AssignChildren<D>>(n.refine, a)?;
-            let a = self.args(dev.cptr(&ws.map));
+            let a = self.args(dev.cptr(&ws.map)?)?;
             self.run::<MapRefinedNeighbours<D>>(n.map, a)?;
         }
         self.high_water = n.high_water;
@@ -235,13 +235,13 @@ impl<D: Dim> Mesh<D> {
     fn enforce_balance(&mut self, ws: &mut AdaptWorkspace, n: &mut Counts) -> Result<()> {
         let dev = self.device.clone();
         if n.coarsen > 0 {
-            let mut a = self.args(dev.cptr(&ws.to_coarsen));
-            a.out = dev.ptr(&mut ws.flags);
+            let mut a = self.args(dev.cptr(&ws.to_coarsen)?)?;
+            a.out = dev.ptr(&mut ws.flags)?;
             self.run::<CheckCoarsen<D>>(n.coarsen, a)?;
             ensure(&dev, &mut ws.coarsened, n.coarsen)?;
             n.coarsened =
                 prim::compact(&dev, &mut ws.scratch, &ws.flags, &ws.to_coarsen, n.coarsen, &mut ws.coarsened)?;
-            let a = self.args(dev.cptr(&ws.coarsened));
+            let a = self.args(dev.cptr(&ws.coarsened)?)?;
             self.run::<UnmapCoarsened<D>>(n.coarsened, a)?;
         }
         Ok(())
@@ -251,9 +251,9 @@ impl<D: Dim> Mesh<D> {
     /// blocks marked for removal.
     fn build_children(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
-        let a = self.args(dev.cptr(&ws.to_refine));
+        let a = self.args(dev.cptr(&ws.to_refine)?)?;
         self.run::<BuildChildren<D>>(n.refine * D::CHILDREN, a)?;
-        let a = self.args(dev.cptr(&ws.coarsened));
+        let a = self.args(dev.cptr(&ws.coarsened)?)?;
         self.run::<MarkRemoved<D>>(n.coarsened * D::CHILDREN, a)
     }
 
@@ -271,8 +271,8 @@ impl<D: Dim> Mesh<D> {
                 if cnt > 0 {
                     let m = self.id_counts[l];
                     ensure(&dev, &mut ws.flags, m)?;
-                    let mut a = self.args(dev.cptr(&self.id_sets[l]));
-                    a.out = dev.ptr(&mut ws.flags);
+                    let mut a = self.args(dev.cptr(&self.id_sets[l])?)?;
+                    a.out = dev.ptr(&mut ws.flags)?;
                     self.run::<FlagRemoved<D>>(m, a)?;
                     // The children of the `cnt` coarsened blocks leave: the new count is
                     // known, so the one left on the device (slot 0) is not read.
@@ -288,15 +288,15 @@ impl<D: Dim> Mesh<D> {
                     self.id_counts[l] = m - cnt * nc;
                 }
             }
-            let gaps = dev.ptr(&mut self.gaps);
-            let mut a = self.args(std::ptr::null());
-            a.aux = dev.cptr(&ws.vals);
+            let gaps = dev.ptr(&mut self.gaps)?;
+            let mut a = self.args(std::ptr::null())?;
+            a.aux = dev.cptr(&ws.vals)?;
             a.out = gaps;
             a.a = base as i32;
             a.b = n.coarsened as i32;
             self.run::<PushGaps<D>>(n.coarsened * nc, a)?;
-            let mut a = self.args(std::ptr::null());
-            a.aux = dev.cptr(&ws.vals);
+            let mut a = self.args(std::ptr::null())?;
+            a.aux = dev.cptr(&ws.vals)?;
             self.run::<ResetRemoved<D>>(n.coarsened * nc, a)?;
         }
         self.gap_count = base + n.coarsened * nc;
@@ -311,9 +311,9 @@ impl<D: Dim> Mesh<D> {
         for l in 1..self.spec.max_levels {
             let cnt = off_r[l + 1] - off_r[l];
             if cnt > 0 {
-                let ids = dev.ptr(&mut self.id_sets[l]);
-                let mut a = self.args(std::ptr::null());
-                a.aux = dev.cptr(&ws.refined);
+                let ids = dev.ptr(&mut self.id_sets[l])?;
+                let mut a = self.args(std::ptr::null())?;
+                a.aux = dev.cptr(&ws.refined)?;
                 a.out = ids;
                 a.a = off_r[l] as i32;
                 a.b = self.id_counts[l] as i32;
@@ -328,22 +328,22 @@ impl<D: Dim> Mesh<D> {
     /// branch/leaf statuses of the marked blocks' parents.
     fn finalize_ids(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
-        let a = self.args(dev.cptr(&ws.to_refine));
+        let a = self.args(dev.cptr(&ws.to_refine)?)?;
         self.run::<FinalizeRefined<D>>(n.refine, a)?;
-        let a = self.args(dev.cptr(&ws.coarsened));
+        let a = self.args(dev.cptr(&ws.coarsened)?)?;
         self.run::<FinalizeCoarsened<D>>(n.coarsened, a)?;
-        let mut a = self.args(dev.cptr(&ws.marked));
-        a.out = dev.ptr(&mut ws.gathered);
-        a.out2 = dev.ptr(&mut ws.gathered_valid);
+        let mut a = self.args(dev.cptr(&ws.marked)?)?;
+        a.out = dev.ptr(&mut ws.gathered)?;
+        a.out2 = dev.ptr(&mut ws.gathered_valid)?;
         self.run::<GatherParents<D>>(n.marked(), a)?;
         // SAFETY: the parents of marked blocks are active, below `high_water` (`ws.seen`
         // holds that many flags).
         let n_p = unsafe { distinct(&dev, ws, n.marked(), 0, n.high_water, Target::Set)? };
-        let mut a = self.args(dev.cptr(&ws.set));
-        a.out = dev.ptr(&mut ws.gathered);
+        let mut a = self.args(dev.cptr(&ws.set)?)?;
+        a.out = dev.ptr(&mut ws.gathered)?;
         self.run::<BranchStatus<D>>(n_p, a)?;
-        let mut a = self.args(dev.cptr(&ws.set));
-        a.aux = dev.cptr(&ws.gathered);
+        let mut a = self.args(dev.cptr(&ws.set)?)?;
+        a.aux = dev.cptr(&ws.gathered)?;
         self.run::<WriteStatus<D>>(n_p, a)
     }
 
@@ -352,13 +352,13 @@ impl<D: Dim> Mesh<D> {
     fn update_connectivity(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
         let nc = D::CHILDREN;
-        let a = self.args(dev.cptr(&ws.map));
+        let a = self.args(dev.cptr(&ws.map)?)?;
         self.run::<NeighbourChildren<D>>(n.map, a)?;
         ensure(&dev, &mut ws.gathered, n.map * nc)?;
         ensure(&dev, &mut ws.gathered_valid, n.map * nc)?;
-        let mut a = self.args(dev.cptr(&ws.map));
-        a.out = dev.ptr(&mut ws.gathered);
-        a.out2 = dev.ptr(&mut ws.gathered_valid);
+        let mut a = self.args(dev.cptr(&ws.map)?)?;
+        a.out = dev.ptr(&mut ws.gathered)?;
+        a.out2 = dev.ptr(&mut ws.gathered_valid)?;
         self.run::<GatherChildren<D>>(n.map, a)?;
         // The map and the children of its refined blocks, sorted and distinct. Links are
         // recomputed for all of them from their parents' `nbr_child`, which is current
@@ -370,14 +370,14 @@ impl<D: Dim> Mesh<D> {
             prim::mark_seen(&dev, &mut ws.seen, &ws.map, None, n.map)?;
             distinct(&dev, ws, n.map * nc, n.map, n.high_water, Target::Set)?
         };
-        let a = self.args(dev.cptr(&ws.set));
+        let a = self.args(dev.cptr(&ws.set)?)?;
         self.run::<ChildLinks<D>>(n_s, a)?;
-        let mut a = self.args(dev.cptr(&ws.set));
+        let mut a = self.args(dev.cptr(&ws.set)?)?;
         a.a = 1;
         self.run::<NeighbourChildren<D>>(n_s, a)?;
-        let a = self.args(dev.cptr(&ws.set));
+        let a = self.args(dev.cptr(&ws.set)?)?;
         self.run::<CellMasks<D>>(n_s * D::BLOCK_CELLS, a)?;
-        let a = self.args(dev.cptr(&ws.set));
+        let a = self.args(dev.cptr(&ws.set)?)?;
         self.run::<BlockMasks<D>>(n_s, a)?;
         self.clear_marks(ws, n.active)?;
         ws.relinked = n.map;
@@ -405,10 +405,10 @@ impl<D: Dim> Mesh<D> {
         ensure(&dev, &mut ws.gathered, n)?;
         ensure(&dev, &mut ws.gathered_valid, n)?;
         for l in 0..levels {
-            let mut a = self.args(dev.cptr(&ws.map));
-            a.aux = dev.cptr(&ws.to_refine);
-            a.out = dev.ptr(&mut ws.gathered);
-            a.out2 = dev.ptr(&mut ws.gathered_valid);
+            let mut a = self.args(dev.cptr(&ws.map)?)?;
+            a.aux = dev.cptr(&ws.to_refine)?;
+            a.out = dev.ptr(&mut ws.gathered)?;
+            a.out2 = dev.ptr(&mut ws.gathered_valid)?;
             a.a = l as i32;
             a.b = ws.n_refined as i32;
             self.run::<RelinkedParents<D>>(n, a)?;
@@ -433,14 +433,14 @@ impl<D: Dim> Mesh<D> {
         if n > list.len() {
             return Err(Error::invalid("status list", n, format!("at most the list's {} blocks", list.len())));
         }
-        let mut a = self.args(self.device.cptr(list));
+        let mut a = self.args(self.device.cptr(list)?)?;
         a.a = s;
         self.run::<SetStatus<D>>(n, a)
     }
 
     /// Clears the marks of the (pre-adapt) active blocks listed in `ws.active`.
     fn clear_marks(&mut self, ws: &AdaptWorkspace, n_act: usize) -> Result<()> {
-        let a = self.args(self.device.cptr(&ws.active));
+        let a = self.args(self.device.cptr(&ws.active)?)?;
         self.run::<ClearMarks<D>>(n_act, a)
     }
 
@@ -457,15 +457,15 @@ impl<D: Dim> Mesh<D> {
             ensure(&dev, &mut ws.keys, n)?;
             let (list, vals) = if coarsen { (&ws.coarsened, &mut ws.vals) } else { (&ws.to_refine, &mut ws.refined) };
             ensure(&dev, vals, n)?;
-            let mut a = self.args(dev.cptr(list));
-            a.out = dev.ptr(&mut ws.keys);
-            a.out2 = dev.ptr(vals);
+            let mut a = self.args(dev.cptr(list)?)?;
+            a.out = dev.ptr(&mut ws.keys)?;
+            a.out2 = dev.ptr(vals)?;
             a.a = coarsen as i32;
             self.run::<LevelKeys<D>>(n, a)?;
             prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.keys, vals, n, level_bits)?;
-            let mut a = self.args(std::ptr::null());
-            a.aux = dev.cptr(&ws.keys);
-            a.out = dev.ptr(&mut ws.off).wrapping_add(if coarsen { 0 } else { m });
+            let mut a = self.args(std::ptr::null())?;
+            a.aux = dev.cptr(&ws.keys)?;
+            a.out = dev.ptr(&mut ws.off)?.wrapping_add(if coarsen { 0 } else { m });
             a.a = n as i32;
             self.run::<LevelOffsets<D>>(m, a)?;
         }

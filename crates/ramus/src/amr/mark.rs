@@ -74,7 +74,7 @@ impl<D: Dim> Mesh<D> {
         // IDs never handed out are inactive (and may not hold their free state yet).
         ids.retain(|&b| (b as usize) < self.high_water);
         let buf = self.device.upload(&ids)?;
-        let mut a = self.args(self.device.cptr(&buf));
+        let mut a = self.args(self.device.cptr(&buf)?)?;
         a.a = mark.code();
         self.run::<SetMark<D>>(ids.len(), a)?;
         self.device.synchronize()
@@ -121,8 +121,8 @@ impl<D: Dim> Mesh<D> {
         let mut ws = AdaptWorkspace::new(&dev)?;
         let n = self.gather_active(&mut ws)?;
         let args = ObstacleMarkArgs {
-            pool: self.pool(),
-            list: dev.cptr(&ws.active),
+            pool: self.pool()?,
+            list: dev.cptr(&ws.active)?,
             shapes: *shapes,
             distance,
             freeze: freeze as u32,
@@ -144,8 +144,8 @@ impl<D: Dim> Mesh<D> {
         let ids: Vec<u32> = leaves.iter().map(|g| g.id).collect();
         let ids = self.device.upload(&ids)?;
         let marks = self.device.upload(&marks)?;
-        let mut a = self.args(self.device.cptr(&ids));
-        a.aux = self.device.cptr(&marks);
+        let mut a = self.args(self.device.cptr(&ids)?)?;
+        a.aux = self.device.cptr(&marks)?;
         self.run::<WriteMark<D>>(leaves.len(), a)?;
         self.device.synchronize()
     }
@@ -174,8 +174,8 @@ impl<D: Dim> Mesh<D> {
         let mut ws = AdaptWorkspace::new(&dev)?;
         let n = self.leaves_into(&mut ws)?;
         ensure(&dev, &mut ws.gathered, 4 * n)?;
-        let mut a = self.args(dev.cptr(&ws.to_refine));
-        a.out = dev.ptr(&mut ws.gathered);
+        let mut a = self.args(dev.cptr(&ws.to_refine)?)?;
+        a.out = dev.ptr(&mut ws.gathered)?;
         self.run::<Geometry<D>>(n, a)?;
         let ids = dev.read(&ws.to_refine, 0..n)?;
         let raw = dev.read(&ws.gathered, 0..4 * n)?;
@@ -203,8 +203,8 @@ impl<D: Dim> Mesh<D> {
         let n = self.gather_active(ws)?;
         ensure(&dev, &mut ws.flags, n)?;
         ensure(&dev, &mut ws.to_refine, n)?;
-        let mut a = self.args(dev.cptr(&ws.active));
-        a.out = dev.ptr(&mut ws.flags);
+        let mut a = self.args(dev.cptr(&ws.active)?)?;
+        a.out = dev.ptr(&mut ws.flags)?;
         self.run::<FlagLeaves<D>>(n, a)?;
         prim::compact(&dev, &mut ws.scratch, &ws.flags, &ws.active, n, &mut ws.to_refine)
     }
@@ -219,7 +219,7 @@ impl<D: Dim> Mesh<D> {
         let dev = self.device.clone();
         let mut ws = AdaptWorkspace::new(&dev)?;
         let n = self.gather_active(&mut ws)?;
-        let args = MarkArgs { pool: self.pool(), list: dev.cptr(&ws.active), kind, mark, p };
+        let args = MarkArgs { pool: self.pool()?, list: dev.cptr(&ws.active)?, kind, mark, p };
         // SAFETY: the pool arrays hold `capacity` blocks and `ws.active` the `n` active
         // IDs; both outlive the synchronisation below.
         unsafe { dev.launch::<K>(n, args)? };

@@ -140,34 +140,34 @@ pub(crate) fn key_bits(n: usize) -> u32 {
 
 impl<D: Dim> Mesh<D> {
     /// Pointers to every pool array, for one launch.
-    pub(crate) fn pool(&mut self) -> Pool {
+    pub(crate) fn pool(&mut self) -> Result<Pool> {
         let d = &self.device;
-        Pool {
-            level: d.ptr(&mut self.level),
-            origin: d.ptr(&mut self.origin),
-            status: d.ptr(&mut self.status),
-            mark: d.ptr(&mut self.mark),
-            parent: d.ptr(&mut self.parent),
-            child: d.ptr(&mut self.child),
-            nbr: d.ptr(&mut self.nbr),
-            nbr_child: d.ptr(&mut self.nbr_child),
-            onb: d.ptr(&mut self.onb),
-            block_mask: d.ptr(&mut self.block_mask),
-            cell_mask: d.ptr(&mut self.cell_mask),
-        }
+        Ok(Pool {
+            level: d.ptr(&mut self.level)?,
+            origin: d.ptr(&mut self.origin)?,
+            status: d.ptr(&mut self.status)?,
+            mark: d.ptr(&mut self.mark)?,
+            parent: d.ptr(&mut self.parent)?,
+            child: d.ptr(&mut self.child)?,
+            nbr: d.ptr(&mut self.nbr)?,
+            nbr_child: d.ptr(&mut self.nbr_child)?,
+            onb: d.ptr(&mut self.onb)?,
+            block_mask: d.ptr(&mut self.block_mask)?,
+            cell_mask: d.ptr(&mut self.cell_mask)?,
+        })
     }
 
     /// List-kernel arguments with the pool and `list`, other slots empty.
-    pub(crate) fn args(&mut self, list: *const u32) -> ListArgs {
-        ListArgs {
-            pool: self.pool(),
+    pub(crate) fn args(&mut self, list: *const u32) -> Result<ListArgs> {
+        Ok(ListArgs {
+            pool: self.pool()?,
             list,
             aux: std::ptr::null(),
             out: std::ptr::null_mut(),
             out2: std::ptr::null_mut(),
             a: 0,
             b: 0,
-        }
+        })
     }
 
     /// Runs `n` items of the AMR kernel `K` (instantiated for `D` by the caller).

@@ -294,21 +294,25 @@ impl Device {
         }
     }
 
-    /// Address of the buffer for a kernel that writes it.
-    pub fn ptr<T: Elem>(&self, buf: &mut Buffer<T>) -> *mut T {
+    /// Address of the buffer for a kernel that writes it. An error for a non-empty buffer
+    /// of another device (its address would mean nothing to this device's kernels); an
+    /// empty buffer of either side gives a null address, which no item may dereference.
+    pub fn ptr<T: Elem>(&self, buf: &mut Buffer<T>) -> Result<*mut T> {
         match (self, buf) {
-            (_, Buffer::Host(v)) => v.as_mut_ptr(),
-            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => slice.device_ptr(&c.stream).0 as usize as *mut T,
-            (Device::Cpu, Buffer::Cuda { .. }) => std::ptr::null_mut(),
+            (Device::Cpu, Buffer::Host(v)) => Ok(v.as_mut_ptr()),
+            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => Ok(slice.device_ptr(&c.stream).0 as usize as *mut T),
+            (_, b) if b.is_empty() => Ok(std::ptr::null_mut()),
+            _ => Err(mismatch()),
         }
     }
 
-    /// Address of the buffer for a kernel that only reads it.
-    pub fn cptr<T: Elem>(&self, buf: &Buffer<T>) -> *const T {
+    /// Address of the buffer for a kernel that only reads it (as [`Self::ptr`]).
+    pub fn cptr<T: Elem>(&self, buf: &Buffer<T>) -> Result<*const T> {
         match (self, buf) {
-            (_, Buffer::Host(v)) => v.as_ptr(),
-            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => slice.device_ptr(&c.stream).0 as usize as *const T,
-            (Device::Cpu, Buffer::Cuda { .. }) => std::ptr::null(),
+            (Device::Cpu, Buffer::Host(v)) => Ok(v.as_ptr()),
+            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => Ok(slice.device_ptr(&c.stream).0 as usize as *const T),
+            (_, b) if b.is_empty() => Ok(std::ptr::null()),
+            _ => Err(mismatch()),
         }
     }
 

@@ -261,10 +261,10 @@ fn scan_into_scratch(
     pred: Pred,
 ) -> Result<(Plan, *mut u64, *mut u32)> {
     let plan = Plan::new(n);
-    let sums = dev.ptr(grow(dev, &mut s.sums, plan.sums_len)?);
-    let local = dev.ptr(grow(dev, &mut s.local, n)?);
+    let sums = dev.ptr(grow(dev, &mut s.sums, plan.sums_len)?)?;
+    let local = dev.ptr(grow(dev, &mut s.local, n)?)?;
     // SAFETY: buffers of `dev`, checked or grown to the sizes the scan touches.
-    unsafe { scan(dev, &plan, sums, dev.cptr(input), n, local, pred, k::OP_SUM, true)? };
+    unsafe { scan(dev, &plan, sums, dev.cptr(input)?, n, local, pred, k::OP_SUM, true)? };
     Ok((plan, sums, local))
 }
 
@@ -288,9 +288,9 @@ fn reduce(
         return Ok(0);
     }
     let plan = Plan::new(n);
-    let sums = dev.ptr(grow(dev, &mut s.sums, plan.sums_len)?);
+    let sums = dev.ptr(grow(dev, &mut s.sums, plan.sums_len)?)?;
     // SAFETY: `input` checked for `n` items, `sums` grown to the plan.
-    unsafe { scan(dev, &plan, sums, dev.cptr(input), n, std::ptr::null_mut(), pred, op, false)? };
+    unsafe { scan(dev, &plan, sums, dev.cptr(input)?, n, std::ptr::null_mut(), pred, op, false)? };
     total(dev, s, &plan)
 }
 
@@ -309,11 +309,11 @@ pub fn exclusive_scan(
         return Ok(0);
     }
     let plan = Plan::new(n);
-    let sums = dev.ptr(grow(dev, &mut scratch.sums, plan.sums_len)?);
-    let out = dev.ptr(output);
+    let sums = dev.ptr(grow(dev, &mut scratch.sums, plan.sums_len)?)?;
+    let out = dev.ptr(output)?;
     // SAFETY: `input`/`output` checked for `n` items, `sums` grown to the plan.
     unsafe {
-        scan(dev, &plan, sums, dev.cptr(input), n, out, VALUE, k::OP_SUM, true)?;
+        scan(dev, &plan, sums, dev.cptr(input)?, n, out, VALUE, k::OP_SUM, true)?;
         if plan.levels[0].1 > 1 {
             dev.launch::<k::AddOffsets<u32>>(
                 n,
@@ -342,10 +342,10 @@ pub fn compact_indices(
     check(dev, out, count, "compact_indices output")?;
     let p = NONZERO;
     let args = k::CompactIndicesArgs {
-        flags: dev.cptr(flags),
+        flags: dev.cptr(flags)?,
         local,
         offsets: sums.wrapping_add(plan.levels[0].0),
-        out: dev.ptr(out),
+        out: dev.ptr(out)?,
         shift: p.shift,
         mask: p.mask,
         mode: p.mode,
@@ -422,9 +422,9 @@ fn compact_by<T: Elem>(
     let (plan, sums, local) = scan_into_scratch(dev, s, flags, n, pred)?;
     let count = total(dev, s, &plan)? as usize;
     check(dev, out, count, what)?;
-    let out = dev.ptr(out);
+    let out = dev.ptr(out)?;
     // SAFETY: `flags`/`values` have `n` items (checked by the callers), `out` `count`.
-    unsafe { compact_values(dev, n, dev.cptr(flags), values, local, sums.wrapping_add(plan.levels[0].0), out, pred)? };
+    unsafe { compact_values(dev, n, dev.cptr(flags)?, values, local, sums.wrapping_add(plan.levels[0].0), out, pred)? };
     Ok(count)
 }
 
@@ -444,7 +444,7 @@ pub fn compact<T: Elem>(
     if n == 0 {
         return Ok(0);
     }
-    compact_by(dev, scratch, flags, dev.cptr(values), n, out, NONZERO, "compact output")
+    compact_by(dev, scratch, flags, dev.cptr(values)?, n, out, NONZERO, "compact output")
 }
 
 /// `remove_if`: keeps the `values[i]` with `remove[i] == 0`, `i < n`, in order, at the
@@ -464,7 +464,7 @@ pub fn remove_if(
     }
     let copy = grow(dev, &mut scratch.keys, n)?;
     dev.copy(values, n, copy, 0)?;
-    let copy = dev.cptr(copy);
+    let copy = dev.cptr(copy)?;
     compact_by(dev, scratch, remove, copy, n, values, ZERO, "remove_if values")
 }
 
@@ -481,7 +481,7 @@ pub fn unique(
     if n == 0 {
         return Ok(0);
     }
-    compact_by(dev, scratch, sorted, dev.cptr(sorted), n, out, HEAD, "unique output")
+    compact_by(dev, scratch, sorted, dev.cptr(sorted)?, n, out, HEAD, "unique output")
 }
 
 /// Stable ascending sort of the pairs `(keys[i], values[i])`, `i < n`, by the low
@@ -506,12 +506,12 @@ pub fn sort_by_key(
     if matches!(dev, Device::Cuda(_)) && n <= RANK_SORT_MAX {
         // One launch instead of a scan and a scatter per key bit. A stable sort's output
         // is unique, so this agrees exactly with the radix sort the CPU runs.
-        let tmp_k = dev.ptr(grow(dev, &mut scratch.keys, n)?);
-        let tmp_v = dev.ptr(grow(dev, &mut scratch.values, n)?);
+        let tmp_k = dev.ptr(grow(dev, &mut scratch.keys, n)?)?;
+        let tmp_v = dev.ptr(grow(dev, &mut scratch.values, n)?)?;
         let mask = if key_bits == 32 { u32::MAX } else { (1u32 << key_bits) - 1 };
         let args = k::RankSortArgs {
-            keys_in: dev.cptr(keys),
-            values_in: dev.cptr(values),
+            keys_in: dev.cptr(keys)?,
+            values_in: dev.cptr(values)?,
             keys_out: tmp_k,
             values_out: tmp_v,
             n: n as u32,
@@ -524,11 +524,11 @@ pub fn sort_by_key(
         return Ok(());
     }
     let plan = Plan::new(n);
-    let sums = dev.ptr(grow(dev, &mut scratch.sums, plan.sums_len)?);
-    let local = dev.ptr(grow(dev, &mut scratch.local, n)?);
-    let tmp_k = dev.ptr(grow(dev, &mut scratch.keys, n)?);
-    let tmp_v = dev.ptr(grow(dev, &mut scratch.values, n)?);
-    let (key_p, val_p) = (dev.ptr(keys), dev.ptr(values));
+    let sums = dev.ptr(grow(dev, &mut scratch.sums, plan.sums_len)?)?;
+    let local = dev.ptr(grow(dev, &mut scratch.local, n)?)?;
+    let tmp_k = dev.ptr(grow(dev, &mut scratch.keys, n)?)?;
+    let tmp_v = dev.ptr(grow(dev, &mut scratch.values, n)?)?;
+    let (key_p, val_p) = (dev.ptr(keys)?, dev.ptr(values)?);
     let mut src = (key_p, val_p);
     let mut dst = (tmp_k, tmp_v);
     for bit in 0..key_bits {
@@ -580,7 +580,7 @@ pub unsafe fn scatter<T: Elem>(
     if n == 0 {
         return Ok(());
     }
-    let (v, ix, o) = (dev.cptr(values), dev.cptr(indices), dev.ptr(out));
+    let (v, ix, o) = (dev.cptr(values)?, dev.cptr(indices)?, dev.ptr(out)?);
     macro_rules! go {
         ($w:ty) => {
             dev.launch::<k::Scatter<$w>>(n, k::ScatterArgs::<$w> { values: v.cast(), indices: ix, out: o.cast() })

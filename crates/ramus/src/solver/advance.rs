@@ -70,11 +70,11 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             return Ok(());
         }
         let dev = mesh.device();
-        let ids = dev.cptr(&mesh.id_sets()[l]);
-        let (onb, solid) = self.walls(mesh);
+        let ids = dev.cptr(&mesh.id_sets()[l])?;
+        let (onb, solid) = self.walls(mesh)?;
         let args = StreamArgs {
-            f: dev.ptr(&mut self.f),
-            nbr: dev.cptr(mesh.arrays().nbr),
+            f: dev.ptr(&mut self.f)?,
+            nbr: dev.cptr(mesh.arrays().nbr)?,
             onb,
             solid,
             ids,
@@ -94,21 +94,21 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     }
 
     /// Communication arguments between level `l` (coarse, its parameters) and `l + 1`.
-    fn comm_args(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, factor: f64, masked: bool) -> CommArgs<F> {
+    fn comm_args(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, factor: f64, masked: bool) -> Result<CommArgs<F>> {
         let dev = mesh.device();
-        let (onb, solid) = self.walls(mesh);
-        CommArgs {
-            f: dev.ptr(&mut self.f),
-            nbr: dev.cptr(mesh.arrays().nbr),
+        let (onb, solid) = self.walls(mesh)?;
+        Ok(CommArgs {
+            f: dev.ptr(&mut self.f)?,
+            nbr: dev.cptr(mesh.arrays().nbr)?,
             onb,
             solid,
-            parent: dev.cptr(mesh.arrays().parent),
-            child: dev.cptr(mesh.arrays().child),
-            cell_mask: dev.cptr(mesh.arrays().cell_mask),
+            parent: dev.cptr(mesh.arrays().parent)?,
+            child: dev.cptr(mesh.arrays().child)?,
+            cell_mask: dev.cptr(mesh.arrays().cell_mask)?,
             list,
             factor: F::from_f64(factor),
             masked: masked as u32,
-        }
+        })
     }
 
     /// Interpolates level `l` (in layout `odd`) into the ghost cells of level `l + 1`: the
@@ -122,11 +122,11 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             return Ok(());
         }
         if n_g * m * <Q::Dim as Dim>::CHILDREN < TWO_PASS_SAMPLES {
-            let list = mesh.device().cptr(&self.schedule.levels[l + 1].ghosts.ids);
+            let list = mesh.device().cptr(&self.schedule.levels[l + 1].ghosts.ids)?;
             return self.interpolate(mesh, list, n_g, l, odd, true);
         }
-        let parents = mesh.device().cptr(&self.schedule.levels[l].parents.ids);
-        let ghosts = mesh.device().cptr(&self.schedule.levels[l + 1].ghosts.ids);
+        let parents = mesh.device().cptr(&self.schedule.levels[l].parents.ids)?;
+        let ghosts = mesh.device().cptr(&self.schedule.levels[l + 1].ghosts.ids)?;
         let t = self.start();
         // SAFETY: the parent list holds `n_p` blocks of level `l` (every parent of a ghost
         // block on level `l + 1`), the scratch `n_p` split blocks (sized at the last
@@ -156,9 +156,9 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     ) -> Result<()> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
-        let comm = self.comm_args(mesh, parents, factor, masked);
+        let comm = self.comm_args(mesh, parents, factor, masked)?;
         let dev = mesh.device();
-        let mut args = GhostArgs { comm, slot: dev.ptr(&mut self.slot), scratch: dev.ptr(&mut self.scratch) };
+        let mut args = GhostArgs { comm, slot: dev.ptr(&mut self.slot)?, scratch: dev.ptr(&mut self.scratch)? };
         if odd {
             dev.launch::<RescaleParents<Q, F, true>>(n_p * m, args)?
         } else {
@@ -183,7 +183,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         masked: bool,
     ) -> Result<()> {
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
-        let args = self.comm_args(mesh, list, factor, masked);
+        let args = self.comm_args(mesh, list, factor, masked)?;
         let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
         let t = self.start();
         // SAFETY: `list` holds `n` blocks of level `l + 1`, whose parents are active.
@@ -215,7 +215,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         if n == 0 {
             return Ok(());
         }
-        let list = mesh.device().cptr(&p.ids);
+        let list = mesh.device().cptr(&p.ids)?;
         let mode = match self.interpolation {
             Interpolation::Linear => AVERAGE_INTERFACE,
             Interpolation::Cubic => AVERAGE_NOT_GHOST,
@@ -235,7 +235,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         mode: u32,
     ) -> Result<()> {
         let factor = fine_to_coarse_factor(self.taus[l], self.taus[l + 1]);
-        let mut args = self.comm_args(mesh, list, factor, false);
+        let mut args = self.comm_args(mesh, list, factor, false)?;
         args.masked = mode;
         let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
         let t = self.start();

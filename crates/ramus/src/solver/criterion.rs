@@ -32,16 +32,16 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             if n == 0 {
                 continue;
             }
-            let (onb, solid) = self.walls(mesh);
+            let (onb, solid) = self.walls(mesh)?;
             let args = CriterionArgs {
-                f: dev.ptr(&mut self.f),
-                nbr: dev.cptr(mesh.arrays().nbr),
+                f: dev.ptr(&mut self.f)?,
+                nbr: dev.cptr(mesh.arrays().nbr)?,
                 onb,
                 solid,
-                list: dev.cptr(&mesh.id_sets()[l]),
+                list: dev.cptr(&mesh.id_sets()[l])?,
                 n: n as u32,
-                status: dev.cptr(mesh.arrays().status),
-                mark: dev.ptr(mesh.marks_mut()),
+                status: dev.cptr(mesh.arrays().status)?,
+                mark: dev.ptr(mesh.marks_mut())?,
                 scale: F::from_f64(length * (1u64 << l) as f64),
                 level: l as i32,
                 max_levels: mesh.max_levels() as i32,

@@ -27,15 +27,15 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             if n == 0 {
                 continue;
             }
-            let (onb, solid) = self.walls(mesh);
-            let out = dev.ptr(&mut self.guard_out).wrapping_add(l);
+            let (onb, solid) = self.walls(mesh)?;
+            let out = dev.ptr(&mut self.guard_out)?.wrapping_add(l);
             let args = GuardArgs {
-                f: dev.ptr(&mut self.f),
-                nbr: dev.cptr(mesh.arrays().nbr),
-                child: dev.cptr(mesh.arrays().child),
+                f: dev.ptr(&mut self.f)?,
+                nbr: dev.cptr(mesh.arrays().nbr)?,
+                child: dev.cptr(mesh.arrays().child)?,
                 onb,
                 solid,
-                ids: dev.cptr(&mesh.id_sets()[l]),
+                ids: dev.cptr(&mesh.id_sets()[l])?,
                 out,
                 max_speed2,
             };

@@ -40,12 +40,12 @@ impl Solids {
 impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// The per-block boundary flags and solid masks the kernels read: the solver's own
     /// when there are obstacles, else the mesh's `onb` and no masks.
-    pub fn walls(&self, mesh: &Mesh<Q::Dim>) -> (*const u32, *const u64) {
+    pub fn walls(&self, mesh: &Mesh<Q::Dim>) -> Result<(*const u32, *const u64)> {
         let dev = mesh.device();
-        match &self.solids {
-            Some(s) => (dev.cptr(&s.onb), dev.cptr(&s.solid)),
-            None => (dev.cptr(mesh.arrays().onb), std::ptr::null()),
-        }
+        Ok(match &self.solids {
+            Some(s) => (dev.cptr(&s.onb)?, dev.cptr(&s.solid)?),
+            None => (dev.cptr(mesh.arrays().onb)?, std::ptr::null()),
+        })
     }
 
     /// Recomputes the solid masks and boundary flags of every active block.
@@ -81,13 +81,13 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                     continue;
                 }
                 let args = SolidArgs {
-                    list: dev.cptr(&mesh.id_sets()[l]),
-                    level: dev.cptr(mesh.arrays().level),
-                    origin: dev.cptr(mesh.arrays().origin),
-                    nbr: dev.cptr(mesh.arrays().nbr),
-                    mesh_onb: dev.cptr(mesh.arrays().onb),
-                    solid: dev.ptr(&mut s.solid),
-                    onb: dev.ptr(&mut s.onb),
+                    list: dev.cptr(&mesh.id_sets()[l])?,
+                    level: dev.cptr(mesh.arrays().level)?,
+                    origin: dev.cptr(mesh.arrays().origin)?,
+                    nbr: dev.cptr(mesh.arrays().nbr)?,
+                    mesh_onb: dev.cptr(mesh.arrays().onb)?,
+                    solid: dev.ptr(&mut s.solid)?,
+                    onb: dev.ptr(&mut s.onb)?,
                     shapes: s.shapes,
                 };
                 // SAFETY: the ID set holds `n` active blocks; the masks and flags cover the
@@ -123,18 +123,18 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 self.force_out = dev.zeros(3 * list.len.next_power_of_two())?;
             }
             let args = ForceArgs {
-                f: dev.ptr(&mut self.f),
-                nbr: dev.cptr(mesh.arrays().nbr),
-                onb: dev.cptr(&s.onb),
-                solid: dev.cptr(&s.solid),
-                level: dev.cptr(mesh.arrays().level),
-                origin: dev.cptr(mesh.arrays().origin),
-                cell_mask: dev.cptr(mesh.arrays().cell_mask),
+                f: dev.ptr(&mut self.f)?,
+                nbr: dev.cptr(mesh.arrays().nbr)?,
+                onb: dev.cptr(&s.onb)?,
+                solid: dev.cptr(&s.solid)?,
+                level: dev.cptr(mesh.arrays().level)?,
+                origin: dev.cptr(mesh.arrays().origin)?,
+                cell_mask: dev.cptr(mesh.arrays().cell_mask)?,
                 shapes: s.shapes,
                 which: which.map_or(ALL_SOLIDS, |k| k as u32),
-                list: dev.cptr(&list.ids),
+                list: dev.cptr(&list.ids)?,
                 root_odd: root_odd as u32,
-                out: dev.ptr(&mut self.force_out),
+                out: dev.ptr(&mut self.force_out)?,
             };
             // SAFETY: the list holds `len` active leaves; `force_out` 3 values per item.
             unsafe { dev.launch::<ObstacleForce<Q, F>>(list.len, args)? };

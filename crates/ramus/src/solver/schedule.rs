@@ -135,15 +135,18 @@ pub(crate) fn flag<D: Dim>(
     let dev = mesh.device();
     ensure(dev, flags, n)?;
     let args = FlagArgs {
-        ids: dev.cptr(ids),
-        block_mask: dev.cptr(mesh.arrays().block_mask),
-        status: dev.cptr(mesh.arrays().status),
-        level: dev.cptr(mesh.arrays().level),
+        ids: dev.cptr(ids)?,
+        block_mask: dev.cptr(mesh.arrays().block_mask)?,
+        status: dev.cptr(mesh.arrays().status)?,
+        level: dev.cptr(mesh.arrays().level)?,
         level_of,
-        child: dev.cptr(mesh.arrays().child),
-        mark: dev.cptr(mesh.arrays().mark),
-        onb: onb.map_or(std::ptr::null(), |b| dev.cptr(b)),
-        flags: dev.ptr(flags),
+        child: dev.cptr(mesh.arrays().child)?,
+        mark: dev.cptr(mesh.arrays().mark)?,
+        onb: match onb {
+            Some(b) => dev.cptr(b)?,
+            None => std::ptr::null(),
+        },
+        flags: dev.ptr(flags)?,
         select: which,
     };
     // SAFETY: `ids` holds `n` active IDs of the pool; `flags` holds `n` items.

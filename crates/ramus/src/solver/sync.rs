@@ -58,7 +58,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         for l in (0..levels.saturating_sub(1)).rev() {
             // The whole ID set: the averaging kernel skips blocks without children.
             if mesh.blocks_per_level()[l + 1] > 0 {
-                let (list, n) = (mesh.device().cptr(&mesh.id_sets()[l]), mesh.blocks_per_level()[l]);
+                let (list, n) = (mesh.device().cptr(&mesh.id_sets()[l])?, mesh.blocks_per_level()[l]);
                 self.average(mesh, list, n, l, odd(l), AVERAGE_NOT_GHOST)?;
             }
         }
@@ -110,7 +110,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         for l in (0..last).rev() {
             let n = if built(l) { counts[l] as usize } else { 0 };
             if n > 0 {
-                let list = dev.cptr(&s.by_level[l]);
+                let list = dev.cptr(&s.by_level[l])?;
                 self.average(mesh, list, n, l, l == 0 && root_odd, AVERAGE_NOT_GHOST)?;
             }
         }
@@ -138,7 +138,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     ) -> Result<()> {
         for l in (0..counts.len()).rev() {
             if counts[l] > 0 {
-                let list = mesh.device().cptr(&lists[l]);
+                let list = mesh.device().cptr(&lists[l])?;
                 self.average(mesh, list, counts[l], l, l == 0 && root_odd, AVERAGE_ALL)?;
             }
         }
@@ -166,10 +166,10 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 continue;
             }
             let odd = l == 1 && root_odd;
-            let first = dev.cptr(parents).wrapping_add(offsets[l]);
+            let first = dev.cptr(parents)?.wrapping_add(offsets[l]);
             if n * m * nc < TWO_PASS_SAMPLES {
                 self.expand(mesh, first, n, s)?;
-                self.interpolate(mesh, dev.cptr(&s.list), n * nc, l - 1, odd, false)?;
+                self.interpolate(mesh, dev.cptr(&s.list)?, n * nc, l - 1, odd, false)?;
                 continue;
             }
             // Many children: rescale each parent cell once (as the ghost exchange), in
@@ -187,7 +187,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 self.expand(mesh, list, cnt, s)?;
                 // SAFETY: `cnt` refined parents of level `l - 1` and their `cnt N_c`
                 // children; the scratch holds `chunk ≥ cnt` split blocks.
-                unsafe { self.two_pass(mesh, list, cnt, dev.cptr(&s.list), cnt * nc, l - 1, odd, false)? };
+                unsafe { self.two_pass(mesh, list, cnt, dev.cptr(&s.list)?, cnt * nc, l - 1, odd, false)? };
                 start += cnt;
             }
         }
@@ -200,7 +200,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let dev = mesh.device();
         let nc = <Q::Dim as Dim>::CHILDREN;
         ensure(dev, &mut s.list, n * nc)?;
-        let args = ExpandArgs { parents, child: dev.cptr(mesh.arrays().child), out: dev.ptr(&mut s.list) };
+        let args = ExpandArgs { parents, child: dev.cptr(mesh.arrays().child)?, out: dev.ptr(&mut s.list)? };
         // SAFETY: `parents` holds `n` blocks with children; `s.list` `n N_c` items.
         unsafe { dev.launch::<ExpandChildren<Q::Dim>>(n * nc, args) }
     }

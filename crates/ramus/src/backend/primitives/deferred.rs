@@ -30,14 +30,14 @@ pub fn compact_deferred<T: Elem>(
     }
     word_size::<T>()?;
     let (plan, sums, local) = scan_into_scratch(dev, scratch, flags, n, NONZERO)?;
-    let out_p = dev.ptr(out);
+    let out_p = dev.ptr(out)?;
     // SAFETY: `flags`/`values` have `n` items, `out` holds `n` >= the count.
     unsafe {
         compact_values(
             dev,
             n,
-            dev.cptr(flags),
-            dev.cptr(values),
+            dev.cptr(flags)?,
+            dev.cptr(values)?,
             local,
             sums.wrapping_add(plan.levels[0].0),
             out_p,
@@ -67,10 +67,10 @@ pub fn remove_if_deferred(
     }
     let copy = grow(dev, &mut scratch.keys, n)?;
     dev.copy(values, n, copy, 0)?;
-    let copy = dev.cptr(copy);
+    let copy = dev.cptr(copy)?;
     let (plan, sums, local) = scan_into_scratch(dev, scratch, remove, n, ZERO)?;
-    let out = dev.ptr(values);
+    let out = dev.ptr(values)?;
     // SAFETY: `remove` and the copy have `n` items, `values` holds `n` >= the count.
-    unsafe { compact_values(dev, n, dev.cptr(remove), copy, local, sums.wrapping_add(plan.levels[0].0), out, ZERO)? };
+    unsafe { compact_values(dev, n, dev.cptr(remove)?, copy, local, sums.wrapping_add(plan.levels[0].0), out, ZERO)? };
     dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
 }

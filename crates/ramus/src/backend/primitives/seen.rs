@@ -36,9 +36,12 @@ pub unsafe fn mark_seen(
         return Ok(());
     }
     let args = k::MarkSeenArgs {
-        ids: dev.cptr(ids),
-        valid: valid.map_or(std::ptr::null(), |v| dev.cptr(v)),
-        seen: dev.ptr(seen),
+        ids: dev.cptr(ids)?,
+        valid: match valid {
+            Some(v) => dev.cptr(v)?,
+            None => std::ptr::null(),
+        },
+        seen: dev.ptr(seen)?,
     };
     // SAFETY: `ids` (and `valid`) hold `n` items (checked); the caller keeps every flagged
     // ID below `seen.len()`.
@@ -80,7 +83,7 @@ unsafe fn launch_take(
     local: *const u32,
     out: &mut Buffer<u32>,
 ) -> Result<()> {
-    let args = k::TakeSeenArgs { flags: dev.ptr(seen), local, offsets, out: dev.ptr(out) };
+    let args = k::TakeSeenArgs { flags: dev.ptr(seen)?, local, offsets, out: dev.ptr(out)? };
     dev.launch::<k::TakeSeen>(range, args)
 }
 
