@@ -46,8 +46,10 @@ use crate::error::{Error, Result};
 
 mod deferred;
 mod seen;
+mod sort;
 pub use deferred::{compact_deferred, remove_if_deferred};
 pub use seen::{mark_seen, take_seen, take_seen_deferred};
+pub use sort::{scatter, sort_by_key};
 
 /// Inputs up to this size are sorted on CUDA by [`RankSort`](k::RankSort) (one launch,
 /// O(n²) work: about 8192 compares per thread at the limit, tens of µs on an H100)
@@ -482,119 +484,6 @@ pub fn unique(
         return Ok(0);
     }
     compact_by(dev, scratch, sorted, dev.cptr(sorted)?, n, out, HEAD, "unique output")
-}
-
-/// Stable ascending sort of the pairs `(keys[i], values[i])`, `i < n`, by the low
-/// `key_bits` bits of the key (`≤ 32`; higher key bits are ignored for the order but
-/// kept in the data). LSD radix sort, one bit per pass.
-pub fn sort_by_key(
-    dev: &Device,
-    scratch: &mut Scratch,
-    keys: &mut Buffer<u32>,
-    values: &mut Buffer<u32>,
-    n: usize,
-    key_bits: u32,
-) -> Result<()> {
-    check(dev, keys, n, "sort_by_key keys")?;
-    check(dev, values, n, "sort_by_key values")?;
-    if key_bits > 32 {
-        return Err(Error::invalid("key_bits", key_bits, "at most 32"));
-    }
-    if n <= 1 || key_bits == 0 {
-        return Ok(());
-    }
-    if matches!(dev, Device::Cuda(_)) && n <= RANK_SORT_MAX {
-        // One launch instead of a scan and a scatter per key bit. A stable sort's output
-        // is unique, so this agrees exactly with the radix sort the CPU runs.
-        let tmp_k = dev.ptr(grow(dev, &mut scratch.keys, n)?)?;
-        let tmp_v = dev.ptr(grow(dev, &mut scratch.values, n)?)?;
-        let mask = if key_bits == 32 { u32::MAX } else { (1u32 << key_bits) - 1 };
-        let args = k::RankSortArgs {
-            keys_in: dev.cptr(keys)?,
-            values_in: dev.cptr(values)?,
-            keys_out: tmp_k,
-            values_out: tmp_v,
-            n: n as u32,
-            mask,
-        };
-        // SAFETY: keys and values hold `n` items, the scratch pair was grown to `n`.
-        unsafe { dev.launch::<k::RankSort>(n, args)? };
-        dev.copy(scratch.keys.as_ref().expect("grown"), n, keys, 0)?;
-        dev.copy(scratch.values.as_ref().expect("grown"), n, values, 0)?;
-        return Ok(());
-    }
-    let plan = Plan::new(n);
-    let sums = dev.ptr(grow(dev, &mut scratch.sums, plan.sums_len)?)?;
-    let local = dev.ptr(grow(dev, &mut scratch.local, n)?)?;
-    let tmp_k = dev.ptr(grow(dev, &mut scratch.keys, n)?)?;
-    let tmp_v = dev.ptr(grow(dev, &mut scratch.values, n)?)?;
-    let (key_p, val_p) = (dev.ptr(keys)?, dev.ptr(values)?);
-    let mut src = (key_p, val_p);
-    let mut dst = (tmp_k, tmp_v);
-    for bit in 0..key_bits {
-        let pred = Pred { shift: bit, mask: 1, mode: k::MODE_ZERO };
-        // SAFETY: every buffer holds `n` items; `sums` is grown to the plan.
-        unsafe {
-            scan(dev, &plan, sums, src.0, n, local, pred, k::OP_SUM, true)?;
-            let args = k::SplitArgs {
-                keys_in: src.0,
-                values_in: src.1,
-                local,
-                offsets: sums.wrapping_add(plan.levels[0].0),
-                zeros: sums.wrapping_add(plan.total_at()),
-                keys_out: dst.0,
-                values_out: dst.1,
-                bit,
-            };
-            dev.launch::<k::SplitScatter>(n, args)?;
-        }
-        std::mem::swap(&mut src, &mut dst);
-    }
-    if key_bits % 2 == 1 {
-        // The result is in the scratch pair.
-        dev.copy(scratch.keys.as_ref().expect("grown"), n, keys, 0)?;
-        dev.copy(scratch.values.as_ref().expect("grown"), n, values, 0)?;
-    }
-    Ok(())
-}
-
-/// `out[indices[i]] = values[i]` for `i < n`. `T` must be 1, 4 or 8 bytes. The buffers
-/// are checked (same device, `values` and `indices` hold `n` items), the indices are not:
-/// checking them would cost a pass over the indices and a read-back on the device.
-///
-/// # Safety
-/// The first `n` indices must be distinct and below `out.len()`, and `indices` must not
-/// change until the work is done (CPU: on return; CUDA: at the next synchronising call).
-/// An index past the end writes out of bounds, and two equal indices race (undefined
-/// behaviour on the CPU, an unspecified winner on the GPU).
-pub unsafe fn scatter<T: Elem>(
-    dev: &Device,
-    values: &Buffer<T>,
-    indices: &Buffer<u32>,
-    n: usize,
-    out: &mut Buffer<T>,
-) -> Result<()> {
-    check(dev, values, n, "scatter values")?;
-    check(dev, indices, n, "scatter indices")?;
-    check(dev, out, 0, "scatter output")?;
-    if n == 0 {
-        return Ok(());
-    }
-    let (v, ix, o) = (dev.cptr(values)?, dev.cptr(indices)?, dev.ptr(out)?);
-    macro_rules! go {
-        ($w:ty) => {
-            dev.launch::<k::Scatter<$w>>(n, k::ScatterArgs::<$w> { values: v.cast(), indices: ix, out: o.cast() })
-        };
-    }
-    // SAFETY: `values`/`indices` hold `n` items (checked); the caller guarantees that the
-    // indices are distinct and below `out.len()`.
-    unsafe {
-        match word_size::<T>()? {
-            1 => go!(u8),
-            4 => go!(u32),
-            _ => go!(u64),
-        }
-    }
 }
 
 /// Number of `i < n` with `flags[i] != 0` (`count_if`).
