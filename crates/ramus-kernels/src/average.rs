@@ -36,7 +36,7 @@ use crate::interpolate::{add_scaled, join, split, CommArgs, Split};
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
-use crate::stream::{lattice_suffix, load_cell, store_cell, Field};
+use crate::stream::{load_cell, store_cell, Field};
 
 /// The child `k` covering coarse cell `j` of a parent, and the local index of the
 /// lowest-corner fine cell of the `2^D` covering it (the others are `+1`, `+4`, `+16`).
@@ -104,8 +104,6 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
 pub struct AverageToParents<L, F, const ODD: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F, ODD> {
-    const NAME: &'static str = if ODD { "average_odd" } else { "average_even" };
-    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
     type Args = CommArgs<F>;
     const THREADS: u32 = 128;
 

@@ -28,7 +28,7 @@ use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::primitives::Cta;
 use crate::real::Real;
-use crate::stream::{lattice_suffix, load_cell, Field};
+use crate::stream::{load_cell, Field};
 
 /// Threads per CTA of [`vorticity_mark_cooperative`] (a multiple of `4^D` in 2D and 3D).
 pub const CRITERION_CTA: u32 = 128;
@@ -147,8 +147,6 @@ fn level_mark<F>(w2: f32, a: &CriterionArgs<F>) -> i32 {
 pub struct VorticityMarkSerial<L, F, const ODD: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for VorticityMarkSerial<L, F, ODD> {
-    const NAME: &'static str = if ODD { "vorticity_mark_odd" } else { "vorticity_mark_even" };
-    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
     type Args = CriterionArgs<F>;
 
     #[inline(always)]

@@ -24,7 +24,7 @@ use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
-use crate::stream::{lattice_suffix, load_cell, Field, ONB_SOLID};
+use crate::stream::{load_cell, Field, ONB_SOLID};
 
 /// Code of a healthy cell.
 pub const HEALTHY: u64 = 0;
@@ -98,8 +98,6 @@ kernel_args! {
 pub struct GuardCheck<L, F, const ODD: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for GuardCheck<L, F, ODD> {
-    const NAME: &'static str = if ODD { "guard_check_odd" } else { "guard_check_even" };
-    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
     type Args = GuardArgs<F>;
 
     #[inline(always)]

@@ -40,7 +40,7 @@ use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
-use crate::stream::{lattice_suffix, load_cell, store_cell, Field};
+use crate::stream::{load_cell, store_cell, Field};
 
 /// Dupuis–Chopard rescaling of the non-equilibrium part (paper, eqs. "f^F ≈ f^{C,eq} +
 /// (f^C − f^{C,eq}) τ^F/τ^C" and its fine → coarse counterpart): replaces `h` by
@@ -331,13 +331,6 @@ kernel_args! {
 pub struct InterpolateChildren<L, F, const ODD: bool, const CUBIC: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for InterpolateChildren<L, F, ODD, CUBIC> {
-    const NAME: &'static str = match (CUBIC, ODD) {
-        (false, false) => "interpolate_linear_even",
-        (false, true) => "interpolate_linear_odd",
-        (true, false) => "interpolate_cubic_even",
-        (true, true) => "interpolate_cubic_odd",
-    };
-    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
     type Args = CommArgs<F>;
     const THREADS: u32 = 128;
 
@@ -384,8 +377,6 @@ kernel_args! {
 pub struct RescaleParents<L, F, const ODD: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, ODD> {
-    const NAME: &'static str = if ODD { "rescale_parents_odd" } else { "rescale_parents_even" };
-    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
     type Args = GhostArgs<F>;
     const THREADS: u32 = 128;
 
@@ -421,8 +412,6 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
 pub struct InterpolateGhosts<L, F, const CUBIC: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L, F, CUBIC> {
-    const NAME: &'static str = if CUBIC { "interpolate_ghosts_cubic" } else { "interpolate_ghosts_linear" };
-    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
     type Args = GhostArgs<F>;
     const THREADS: u32 = 128;
 

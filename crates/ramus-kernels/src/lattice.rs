@@ -12,7 +12,7 @@
 pub trait Dim: Copy + Send + Sync + Default + core::fmt::Debug + 'static {
     /// Number of spatial dimensions.
     const D: usize;
-    /// Lower-case name, `"d2"` or `"d3"` (used in kernel names).
+    /// Lower-case name, `"d2"` or `"d3"` (the dimension's key in the kernel registry).
     const NAME: &'static str;
     /// Children of a block: `2^D` (the paper's `N_c`).
     const CHILDREN: usize;
@@ -50,7 +50,7 @@ pub trait VelocitySet: Copy + Send + Sync + Default + core::fmt::Debug + 'static
     type Dim: Dim;
     /// Number of discrete velocities.
     const Q: usize;
-    /// Lower-case name, e.g. `"d3q19"` (used in kernel names).
+    /// Lower-case name, e.g. `"d3q19"` (the set's key in the kernel registry).
     const NAME: &'static str;
     /// Velocities `c_i` (third component 0 in 2D).
     const C: &'static [[i32; 3]];

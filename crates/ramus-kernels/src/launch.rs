@@ -2,18 +2,14 @@
 //!
 //! A [`Kernel`] is a function of a work-item index `i` and an argument struct of raw
 //! pointers and scalars. The CPU backend calls [`Kernel::run`] for every `i < n` through
-//! rayon; the CUDA backend launches the PTX entry point that the `ptx` module generates for
-//! it, one thread per item, with the same argument struct passed by value. A kernel must
-//! therefore be correct for any order and any concurrency of its items: each item writes
+//! rayon; the CUDA backend launches the PTX entry point that [`crate::registry`] generates
+//! for it (named by its [`crate::registry::Entry`] impl), one thread per item, with the
+//! same argument struct passed by value. A kernel must therefore be correct for any order and any concurrency of its items: each item writes
 //! locations no other item touches (the AMR and solver steps are written that way, which
 //! also makes them deterministic on both backends).
 
 /// A data-parallel kernel.
 pub trait Kernel {
-    /// Base name of the PTX entry point.
-    const NAME: &'static str;
-    /// Type suffix of the entry point (`"d2"`, `"d3q19_f32"`, ...), empty if none.
-    const SUFFIX: &'static str;
     /// Arguments, passed by value: `#[repr(C)]`, raw pointers and scalars only.
     type Args: Copy + Send + Sync;
     /// CUDA threads per CTA (a tuning choice; items map to threads one to one).

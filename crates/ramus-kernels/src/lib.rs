@@ -2,13 +2,14 @@
 //!
 //! Everything here is plain generic `no_std` Rust. The host crate calls these functions
 //! directly in its CPU backend (rayon), and `cargo xtask ptx` compiles the very same
-//! functions to PTX for the CUDA backend through the entry points in the `ptx` module (only built
-//! for `target_arch = "nvptx64"`). Both backends therefore run one source, with the same
+//! functions to PTX for the CUDA backend through the entry points that [`registry`] generates
+//! (only for `target_arch = "nvptx64"`). Both backends therefore run one source, with the same
 //! operation order, so their results agree bit for bit.
 //!
 //! Module map (paper: `gpu-native-amr-lbm-paper.tex`):
 //! - [`amr`]: forest metadata layout, status codes, and the kernels of the adapt routine.
 //! - [`launch`]: the [`launch::Kernel`] trait: one data-parallel source for both backends.
+//! - [`registry`]: the one list of kernel instantiations, their PTX entry points and names ([`registry::Entry`]).
 //! - [`real`]: the floating-point precisions (`f32`, `f64`).
 //! - [`lattice`]: velocity sets D2Q9, D3Q19, D3Q27 (section "Lattice Boltzmann Method").
 //! - [`block`]: cell-block geometry, neighbour-link indexing and sentinels (section "Data Structures").
@@ -41,6 +42,7 @@ pub mod launch;
 pub mod obstacle;
 pub mod primitives;
 pub mod real;
+pub mod registry;
 pub mod schedule;
 pub mod stream;
 

@@ -18,7 +18,7 @@ use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
-use crate::stream::{lattice_suffix, load_cell, odd_links, Field, ONB_SOLID, SOLID_LINK};
+use crate::stream::{load_cell, odd_links, Field, ONB_SOLID, SOLID_LINK};
 
 /// Built-in shapes a forest may hold (user geometry beyond these is evaluated on the host).
 pub const MAX_SHAPES: usize = 8;
@@ -163,8 +163,6 @@ kernel_args! {
 pub struct SolidMask<D>(PhantomData<D>);
 
 impl<D: Dim> Kernel for SolidMask<D> {
-    const NAME: &'static str = "solid_mask";
-    const SUFFIX: &'static str = D::NAME;
     type Args = SolidArgs;
 
     #[inline(always)]
@@ -188,8 +186,6 @@ impl<D: Dim> Kernel for SolidMask<D> {
 pub struct SolidFlags<D>(PhantomData<D>);
 
 impl<D: Dim> Kernel for SolidFlags<D> {
-    const NAME: &'static str = "solid_flags";
-    const SUFFIX: &'static str = D::NAME;
     type Args = SolidArgs;
 
     #[inline(always)]
@@ -228,8 +224,6 @@ kernel_args! {
 pub struct MarkObstacleDistance<D>(PhantomData<D>);
 
 impl<D: Dim> Kernel for MarkObstacleDistance<D> {
-    const NAME: &'static str = "mark_obstacle_distance";
-    const SUFFIX: &'static str = D::NAME;
     type Args = ObstacleMarkArgs;
 
     #[inline(always)]
@@ -292,8 +286,6 @@ pub const ALL_SOLIDS: u32 = u32::MAX;
 pub struct ObstacleForce<L, F>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real> Kernel for ObstacleForce<L, F> {
-    const NAME: &'static str = "obstacle_force";
-    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
     type Args = ForceArgs<F>;
 
     #[inline(always)]

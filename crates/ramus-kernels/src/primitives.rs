@@ -8,7 +8,7 @@
 //! tile; the tile totals are scanned the same way, recursively, until one tile is left.
 //! Consumers (compaction, split scatter) then add the scanned tile offset themselves:
 //! `global[i] = local[i] + offsets[i >> TILE_SHIFT]`. On CUDA the tile pass is the
-//! cooperative kernel of `crate::ptx` (256 threads × 8 items, shared memory); on the CPU
+//! cooperative kernel `prim_scan_tiles_*` of `crate::registry` (256 threads × 8 items, shared memory); on the CPU
 //! it is [`ScanTileSerial`], one work item per tile. Both compute the same integers, so
 //! every primitive is bitwise identical on the two backends.
 //!
@@ -84,8 +84,6 @@ pub fn combine(op: u32, a: u64, b: u64) -> u64 {
 
 /// Element type of a scan input.
 pub trait ScanIn: Copy + 'static {
-    /// Type suffix of the entry point.
-    const SUFFIX: &'static str;
     /// Item `i` as the scan sees it (`u32`: mapped by the predicate; `u64`: as is).
     ///
     /// # Safety
@@ -94,7 +92,6 @@ pub trait ScanIn: Copy + 'static {
 }
 
 impl ScanIn for u32 {
-    const SUFFIX: &'static str = "u32";
     #[inline(always)]
     unsafe fn load(p: *const u32, i: usize, shift: u32, mask: u32, mode: u32) -> u64 {
         predicate(p, i, shift, mask, mode) as u64
@@ -102,7 +99,6 @@ impl ScanIn for u32 {
 }
 
 impl ScanIn for u64 {
-    const SUFFIX: &'static str = "u64";
     #[inline(always)]
     unsafe fn load(p: *const u64, i: usize, _: u32, _: u32, _: u32) -> u64 {
         *p.add(i)
@@ -111,8 +107,6 @@ impl ScanIn for u64 {
 
 /// Element type of a scan output (`u32` output wraps).
 pub trait ScanOut: Copy + 'static {
-    /// Type suffix of the entry point.
-    const SUFFIX: &'static str;
     /// Truncating conversion.
     fn from_u64(v: u64) -> Self;
     /// Widening conversion.
@@ -120,7 +114,6 @@ pub trait ScanOut: Copy + 'static {
 }
 
 impl ScanOut for u32 {
-    const SUFFIX: &'static str = "u32";
     #[inline(always)]
     fn from_u64(v: u64) -> u32 {
         v as u32
@@ -132,7 +125,6 @@ impl ScanOut for u32 {
 }
 
 impl ScanOut for u64 {
-    const SUFFIX: &'static str = "u64";
     #[inline(always)]
     fn from_u64(v: u64) -> u64 {
         v
@@ -164,8 +156,6 @@ crate::kernel_args! {
 pub struct ScanTileSerial<I, O>(core::marker::PhantomData<(I, O)>);
 
 impl<I: ScanIn, O: ScanOut> Kernel for ScanTileSerial<I, O> {
-    const NAME: &'static str = "prim_scan_tile_serial";
-    const SUFFIX: &'static str = I::SUFFIX;
     type Args = ScanArgs<I, O>;
 
     #[inline(always)]
@@ -304,8 +294,6 @@ crate::kernel_args! {
 pub struct AddOffsets<O>(core::marker::PhantomData<O>);
 
 impl<O: ScanOut> Kernel for AddOffsets<O> {
-    const NAME: &'static str = "prim_add_offsets";
-    const SUFFIX: &'static str = O::SUFFIX;
     type Args = AddOffsetsArgs<O>;
 
     #[inline(always)]
@@ -339,8 +327,6 @@ crate::kernel_args! {
 pub struct CompactIndices;
 
 impl Kernel for CompactIndices {
-    const NAME: &'static str = "prim_compact_indices";
-    const SUFFIX: &'static str = "";
     type Args = CompactIndicesArgs;
 
     #[inline(always)]
@@ -351,20 +337,11 @@ impl Kernel for CompactIndices {
     }
 }
 
-/// A plain element of a given size, for data-moving kernels.
-pub trait Word: Copy + 'static {
-    /// Type suffix of the entry point (`b1`, `b4`, `b8`: bytes per element).
-    const SUFFIX: &'static str;
-}
-impl Word for u8 {
-    const SUFFIX: &'static str = "b1";
-}
-impl Word for u32 {
-    const SUFFIX: &'static str = "b4";
-}
-impl Word for u64 {
-    const SUFFIX: &'static str = "b8";
-}
+/// A plain element of a given size (1, 4 or 8 bytes), for data-moving kernels.
+pub trait Word: Copy + 'static {}
+impl Word for u8 {}
+impl Word for u32 {}
+impl Word for u64 {}
 
 crate::kernel_args! {
     /// Stream compaction of values: `out[pos(i)] = values[i]` where the predicate of
@@ -385,8 +362,6 @@ crate::kernel_args! {
 pub struct CompactValues<T>(core::marker::PhantomData<T>);
 
 impl<T: Word> Kernel for CompactValues<T> {
-    const NAME: &'static str = "prim_compact";
-    const SUFFIX: &'static str = T::SUFFIX;
     type Args = CompactValuesArgs<T>;
 
     #[inline(always)]
@@ -410,8 +385,6 @@ crate::kernel_args! {
 pub struct Scatter<T>(core::marker::PhantomData<T>);
 
 impl<T: Word> Kernel for Scatter<T> {
-    const NAME: &'static str = "prim_scatter";
-    const SUFFIX: &'static str = T::SUFFIX;
     type Args = ScatterArgs<T>;
 
     #[inline(always)]
@@ -452,8 +425,6 @@ crate::kernel_args! {
 pub struct MarkSeen;
 
 impl Kernel for MarkSeen {
-    const NAME: &'static str = "prim_mark_seen";
-    const SUFFIX: &'static str = "";
     type Args = MarkSeenArgs;
 
     #[inline(always)]
@@ -483,8 +454,6 @@ crate::kernel_args! {
 pub struct TakeSeen;
 
 impl Kernel for TakeSeen {
-    const NAME: &'static str = "prim_take_seen";
-    const SUFFIX: &'static str = "";
     type Args = TakeSeenArgs;
 
     #[inline(always)]
@@ -515,8 +484,6 @@ crate::kernel_args! {
 pub struct RankSort;
 
 impl Kernel for RankSort {
-    const NAME: &'static str = "prim_rank_sort";
-    const SUFFIX: &'static str = "";
     type Args = RankSortArgs;
 
     #[inline(always)]
@@ -536,8 +503,6 @@ impl Kernel for RankSort {
 pub struct SplitScatter;
 
 impl Kernel for SplitScatter {
-    const NAME: &'static str = "prim_split_scatter";
-    const SUFFIX: &'static str = "";
     type Args = SplitArgs;
 
     #[inline(always)]

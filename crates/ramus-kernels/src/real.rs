@@ -24,7 +24,7 @@ pub trait Real:
     + MulAssign
     + 'static
 {
-    /// Name used in kernel names and file output (`"f32"`, `"f64"`).
+    /// Name used in file output and as the precision's key in the kernel registry (`"f32"`, `"f64"`).
     const NAME: &'static str;
     const ZERO: Self;
     const ONE: Self;

@@ -58,8 +58,6 @@ kernel_args! {
 pub struct FlagBlocks;
 
 impl Kernel for FlagBlocks {
-    const NAME: &'static str = "flag_blocks";
-    const SUFFIX: &'static str = "";
     type Args = FlagArgs;
 
     #[inline(always)]
@@ -108,8 +106,6 @@ kernel_args! {
 pub struct ExpandChildren<D>(PhantomData<D>);
 
 impl<D: Dim> Kernel for ExpandChildren<D> {
-    const NAME: &'static str = "expand_children";
-    const SUFFIX: &'static str = D::NAME;
     type Args = ExpandArgs;
 
     #[inline(always)]

@@ -329,23 +329,7 @@ kernel_args! {
 /// (`ODD = false`) or odd AA step.
 pub struct StreamCollide<L, F, const ODD: bool>(PhantomData<(L, F)>);
 
-/// Kernel-name suffix of a (velocity set, precision) pair, e.g. `d3q19_f32` (the entry
-/// points in `crate::ptx` exist for exactly these).
-pub const fn lattice_suffix(lattice: &str, precision: &str) -> &'static str {
-    match (lattice.as_bytes(), precision.as_bytes()) {
-        (b"d2q9", b"f32") => "d2q9_f32",
-        (b"d2q9", b"f64") => "d2q9_f64",
-        (b"d3q19", b"f32") => "d3q19_f32",
-        (b"d3q19", b"f64") => "d3q19_f64",
-        (b"d3q27", b"f32") => "d3q27_f32",
-        (b"d3q27", b"f64") => "d3q27_f64",
-        _ => "unsupported",
-    }
-}
-
 impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for StreamCollide<L, F, ODD> {
-    const NAME: &'static str = if ODD { "stream_collide_odd" } else { "stream_collide_even" };
-    const SUFFIX: &'static str = lattice_suffix(L::NAME, F::NAME);
     type Args = StreamArgs<F>;
     /// 2 cell-blocks in 3D, 8 in 2D: measured best on the H100 (BENCHMARKS.md).
     const THREADS: u32 = 128;

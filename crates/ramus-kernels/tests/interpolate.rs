@@ -476,11 +476,12 @@ fn kernels_match_pure_functions() {
     kernel_checks::<D3Q27>();
 }
 
+/// Entry-point names follow `<line>_<lattice>_<precision>` (crate::registry).
 #[test]
 fn kernel_names() {
-    assert_eq!(<InterpolateChildren<D3Q19, f32, true, true> as Kernel>::NAME, "interpolate_cubic_odd");
-    assert_eq!(<InterpolateChildren<D3Q19, f32, true, true> as Kernel>::SUFFIX, "d3q19_f32");
-    assert_eq!(<InterpolateChildren<D2Q9, f64, false, false> as Kernel>::NAME, "interpolate_linear_even");
-    assert_eq!(<AverageToParents<D3Q27, f64, true> as Kernel>::NAME, "average_odd");
-    assert_eq!(<AverageToParents<D3Q27, f64, false> as Kernel>::SUFFIX, "d3q27_f64");
+    use ramus_kernels::registry::Entry;
+    assert_eq!(<InterpolateChildren<D3Q19, f32, true, true> as Entry>::ENTRY, "interpolate_cubic_odd_d3q19_f32");
+    assert_eq!(<InterpolateChildren<D2Q9, f64, false, false> as Entry>::ENTRY, "interpolate_linear_even_d2q9_f64");
+    assert_eq!(<AverageToParents<D3Q27, f64, true> as Entry>::ENTRY, "average_odd_d3q27_f64");
+    assert_eq!(<AverageToParents<D3Q27, f64, false> as Entry>::ENTRY, "average_even_d3q27_f64");
 }

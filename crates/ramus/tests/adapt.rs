@@ -350,55 +350,6 @@ fn random_sequences_stay_valid() {
     }
 }
 
-/// Every AMR kernel the host launches has its PTX entry point (`amr_<name>_<d2|d3>`).
-#[test]
-fn ptx_has_every_amr_kernel() {
-    use ramus::backend::device::kernel_name;
-    use ramus::kernels::amr::{build::*, connect::*, mark::*, select::*};
-    macro_rules! names {
-        ($($k:ident),*) => {
-            [$([kernel_name::<$k<D2>>(), kernel_name::<$k<D3>>()]),*].concat()
-        };
-    }
-    let names = names!(
-        Sanitize,
-        SetStatus,
-        WriteStatus,
-        SetMark,
-        WriteMark,
-        ClearMarks,
-        FlagLeaves,
-        Geometry,
-        GatherNeighbours,
-        AssignChildren,
-        MapRefinedNeighbours,
-        CheckCoarsen,
-        UnmapCoarsened,
-        LevelKeys,
-        LevelOffsets,
-        BuildChildren,
-        MarkRemoved,
-        FlagRemoved,
-        PushGaps,
-        ResetRemoved,
-        AppendChildren,
-        FinalizeRefined,
-        FinalizeCoarsened,
-        GatherParents,
-        BranchStatus,
-        NeighbourChildren,
-        GatherChildren,
-        ChildLinks,
-        CellMasks,
-        BlockMasks,
-        MarkRegion,
-        MarkWallDistance
-    );
-    for n in names {
-        assert!(ramus::KERNELS_PTX.contains(&format!(".entry {n}(")), "missing PTX entry {n}");
-    }
-}
-
 /// Per-step timings on the CPU backend (ignored: a benchmark; run with `--ignored
 /// --nocapture` in release mode).
 #[test]

@@ -282,33 +282,6 @@ fn scratch_is_reused() {
     }
 }
 
-/// Every kernel the primitives launch has its PTX entry under the name the host uses.
-#[test]
-fn ptx_has_every_primitive_entry() {
-    use ramus::backend::device::kernel_name;
-    use ramus::kernels::primitives as k;
-    let names = [
-        kernel_name::<k::AddOffsets<u32>>(),
-        kernel_name::<k::AddOffsets<u64>>(),
-        kernel_name::<k::CompactIndices>(),
-        kernel_name::<k::CompactValues<u8>>(),
-        kernel_name::<k::CompactValues<u32>>(),
-        kernel_name::<k::CompactValues<u64>>(),
-        kernel_name::<k::Scatter<u8>>(),
-        kernel_name::<k::Scatter<u32>>(),
-        kernel_name::<k::Scatter<u64>>(),
-        kernel_name::<k::SplitScatter>(),
-        kernel_name::<k::RankSort>(),
-        kernel_name::<k::MarkSeen>(),
-        kernel_name::<k::TakeSeen>(),
-        "prim_scan_tiles_u32".to_string(),
-        "prim_scan_tiles_u64".to_string(),
-    ];
-    for name in names {
-        assert!(ramus::KERNELS_PTX.contains(&format!(".entry {name}(")), "missing PTX entry {name}");
-    }
-}
-
 /// The cooperative CUDA tile scan (`scan_tile_cooperative`, the exact code of the
 /// `prim_scan_tiles_*` entries) run on an emulated CTA — 256 host threads, a barrier for
 /// `__syncthreads`, a shared array — gives the same result as the serial CPU tile pass.

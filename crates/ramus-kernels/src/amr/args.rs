@@ -57,14 +57,12 @@ crate::kernel_args! {
 }
 
 /// Declares a kernel generic over the dimension with [`ListArgs`] (or another argument
-/// type), whose PTX entry is `<name>_d2` / `<name>_d3`.
+/// type); its PTX entries are registered in [`crate::registry`].
 macro_rules! amr_kernel {
-    ($(#[$m:meta])* $name:ident, $ptx:literal, $args:ty, |$i:ident, $a:ident| $body:block) => {
+    ($(#[$m:meta])* $name:ident, $args:ty, |$i:ident, $a:ident| $body:block) => {
         $(#[$m])*
         pub struct $name<D>(core::marker::PhantomData<D>);
         impl<D: $crate::lattice::Dim> $crate::launch::Kernel for $name<D> {
-            const NAME: &'static str = $ptx;
-            const SUFFIX: &'static str = D::NAME;
             type Args = $args;
             #[inline(always)]
             unsafe fn run($i: usize, $a: &$args) $body

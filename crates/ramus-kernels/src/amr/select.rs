@@ -24,7 +24,7 @@ amr_kernel!(
     /// `REFINED` (all children leaves, not permanent) and every child is marked
     /// [`MARK_COARSEN`]. Statuses are not touched, so a refused adapt leaves the forest as
     /// it was.
-    Sanitize, "amr_sanitize", ListArgs, |i, a| {
+    Sanitize, ListArgs, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let s = *p.status.add(b);
@@ -51,21 +51,21 @@ amr_kernel!(
 
 amr_kernel!(
     /// `status[list[i]] = a` (list IDs distinct).
-    SetStatus, "amr_set_status", ListArgs, |i, a| {
+    SetStatus, ListArgs, |i, a| {
         *a.pool.status.add(*a.list.add(i) as usize) = a.a;
     }
 );
 
 amr_kernel!(
     /// `status[list[i]] = aux[i]` (list IDs distinct).
-    WriteStatus, "amr_write_status", ListArgs, |i, a| {
+    WriteStatus, ListArgs, |i, a| {
         *a.pool.status.add(*a.list.add(i) as usize) = *a.aux.add(i) as i32;
     }
 );
 
 amr_kernel!(
     /// `mark[list[i]] = a` for active blocks (list IDs distinct).
-    SetMark, "amr_set_mark", ListArgs, |i, a| {
+    SetMark, ListArgs, |i, a| {
         let b = *a.list.add(i) as usize;
         if *a.pool.status.add(b) != status::INACTIVE {
             *a.pool.mark.add(b) = a.a;
@@ -75,7 +75,7 @@ amr_kernel!(
 
 amr_kernel!(
     /// `mark[list[i]] = aux[i]` for active blocks (list IDs distinct).
-    WriteMark, "amr_write_mark", ListArgs, |i, a| {
+    WriteMark, ListArgs, |i, a| {
         let b = *a.list.add(i) as usize;
         if *a.pool.status.add(b) != status::INACTIVE {
             *a.pool.mark.add(b) = *a.aux.add(i) as i32;
@@ -85,21 +85,21 @@ amr_kernel!(
 
 amr_kernel!(
     /// `mark[list[i]] = MARK_NONE`: the marks are consumed by one adapt.
-    ClearMarks, "amr_clear_marks", ListArgs, |i, a| {
+    ClearMarks, ListArgs, |i, a| {
         *a.pool.mark.add(*a.list.add(i) as usize) = MARK_NONE;
     }
 );
 
 amr_kernel!(
     /// `out[i] = 1` if `list[i]` is a leaf, else 0.
-    FlagLeaves, "amr_flag_leaves", ListArgs, |i, a| {
+    FlagLeaves, ListArgs, |i, a| {
         *a.out.add(i) = (*a.pool.status.add(*a.list.add(i) as usize) == status::UNREFINED) as u32;
     }
 );
 
 amr_kernel!(
     /// Leaf geometry for the host: `out[4i..4i+4] = (level, origin)` of `list[i]`.
-    Geometry, "amr_geometry", ListArgs, |i, a| {
+    Geometry, ListArgs, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         *a.out.add(4 * i) = *p.level.add(b) as u32;
@@ -114,7 +114,7 @@ amr_kernel!(
     /// `3^D` links (the centre one is the block itself) to `out[i 3^D + k]`, with
     /// `out2 = 1` for valid IDs and 0 for sentinels (compacted, sorted and made unique by
     /// the host with the primitives).
-    GatherNeighbours, "amr_gather_neighbours", ListArgs, |i, a| {
+    GatherNeighbours, ListArgs, |i, a| {
         let b = *a.list.add(i) as usize;
         let nb = D::NEIGHBORS;
         for k in 0..nb {
@@ -130,7 +130,7 @@ amr_kernel!(
     /// `child[list[i]]` = its first child, `aux[a − 1 − i N_c]` where `aux` is the gap set
     /// and `a` its length: gaps are taken from the end (smallest free IDs first), and each
     /// group of `N_c` read backwards is contiguous and ascending.
-    AssignChildren, "amr_assign_children", ListArgs, |i, a| {
+    AssignChildren, ListArgs, |i, a| {
         let b = *a.list.add(i) as usize;
         *a.pool.child.add(b) = *a.aux.add(a.a as usize - 1 - i * D::CHILDREN) as i32;
     }
@@ -140,7 +140,7 @@ amr_kernel!(
     /// **Map Gaps to Marked Blocks**, connectivity. Item `i` over the minimal map: every
     /// link to a block marked for refinement gets `nbr_child` = that block's new first
     /// child. Writes only the item's own `nbr_child` row.
-    MapRefinedNeighbours, "amr_map_refined_neighbours", ListArgs, |i, a| {
+    MapRefinedNeighbours, ListArgs, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let nb = D::NEIGHBORS;
@@ -159,7 +159,7 @@ amr_kernel!(
     /// itself included — has or will get children, which would then touch a block two
     /// levels coarser). If any child violates, the block reverts to `REFINED` and
     /// `out[i] = 0`; else `out[i] = 1`.
-    CheckCoarsen, "amr_check_coarsen", ListArgs, |i, a| {
+    CheckCoarsen, ListArgs, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let c = *p.child.add(b) as usize;
@@ -181,7 +181,7 @@ amr_kernel!(
     /// records that the block loses its children (`nbr_child` toward it = `NO_CHILD`). Two
     /// items never write the same entry: the entry of neighbour `n` in direction `d` names
     /// the single block `nbr[n][d]`.
-    UnmapCoarsened, "amr_unmap_coarsened", ListArgs, |i, a| {
+    UnmapCoarsened, ListArgs, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let nb = D::NEIGHBORS;
@@ -198,7 +198,7 @@ amr_kernel!(
 amr_kernel!(
     /// Sort keys by level: `out[i] = level[list[i]] + 1` (the level of the children) and
     /// `out2[i] = child[list[i]]` if `a == 1`, else `list[i]`.
-    LevelKeys, "amr_level_keys", ListArgs, |i, a| {
+    LevelKeys, ListArgs, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         *a.out.add(i) = (*p.level.add(b) + 1) as u32;
@@ -210,7 +210,7 @@ amr_kernel!(
     /// Item `l` (`0 ..= MAX_LEVELS`): `out[l]` = first index of `aux[0..a]` (ascending
     /// keys) with key `≥ l`, by binary search. Differences of consecutive entries are the
     /// per-level counts.
-    LevelOffsets, "amr_level_offsets", ListArgs, |i, a| {
+    LevelOffsets, ListArgs, |i, a| {
         let (mut lo, mut hi) = (0usize, a.a as usize);
         while lo < hi {
             let mid = (lo + hi) >> 1;

@@ -210,7 +210,7 @@ impl<D: Dim> Mesh<D> {
     }
 
     /// Runs a geometric marking kernel over the active blocks.
-    fn run_mark<K: ramus_kernels::launch::Kernel<Args = MarkArgs>>(
+    fn run_mark<K: ramus_kernels::launch::Kernel<Args = MarkArgs> + ramus_kernels::registry::Entry>(
         &mut self,
         kind: u32,
         mark: i32,

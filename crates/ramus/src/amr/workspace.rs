@@ -3,6 +3,7 @@
 
 use ramus_kernels::amr::args::{ListArgs, Pool};
 use ramus_kernels::launch::Kernel;
+use ramus_kernels::registry::Entry;
 use ramus_kernels::Dim;
 
 use super::Mesh;
@@ -171,7 +172,7 @@ impl<D: Dim> Mesh<D> {
     }
 
     /// Runs `n` items of the AMR kernel `K` (instantiated for `D` by the caller).
-    pub(crate) fn run<K: Kernel<Args = ListArgs>>(&self, n: usize, args: ListArgs) -> Result<()> {
+    pub(crate) fn run<K: Kernel<Args = ListArgs> + Entry>(&self, n: usize, args: ListArgs) -> Result<()> {
         // SAFETY: `args` points into the pool (sized for `capacity` blocks) and into
         // workspace buffers the caller sized for `n` items; all are alive until the next
         // synchronising call, since `adapt` and the marking functions hold `&mut self`

@@ -1,7 +1,7 @@
 //! Device memory and kernel launch on either backend.
 //!
 //! [`Device`] runs any [`Kernel`] of the device crate: through rayon on the CPU, or by
-//! launching its PTX entry point on the GPU. [`Buffer`] is the matching storage: a `Vec`
+//! launching its PTX entry point, [`Entry::ENTRY`] from the kernel registry, on the GPU. [`Buffer`] is the matching storage: a `Vec`
 //! on the CPU, device memory on the GPU. The AMR routine and the primitives are written
 //! once against this interface.
 
@@ -16,6 +16,7 @@ use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
 
 use ramus_kernels::launch::Kernel;
+use ramus_kernels::registry::Entry;
 
 use super::cuda::{driver_error, kernels_ptx, open_context};
 use super::memory::{bytes_of, try_to_vec, try_zeroed};
@@ -316,13 +317,14 @@ impl Device {
         }
     }
 
-    /// Runs items `0..n` of kernel `K`.
+    /// Runs items `0..n` of kernel `K` (on CUDA: its registered entry point, which must not
+    /// be cooperative; see [`Self::launch_cta`]).
     ///
     /// # Safety
     /// The pointers in `args` must come from buffers of this device that are valid for
     /// what `K` reads and writes for every item, and stay alive until the launch is done
     /// (CPU: on return; CUDA: at the next synchronising call).
-    pub unsafe fn launch<K: Kernel>(&self, n: usize, args: K::Args) -> Result<()> {
+    pub unsafe fn launch<K: Kernel + Entry>(&self, n: usize, args: K::Args) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
@@ -332,8 +334,14 @@ impl Device {
                 Ok(())
             }
             Device::Cuda(c) => {
-                let name = kernel_name::<K>();
-                let func = c.function(&name)?;
+                let name = K::ENTRY;
+                if K::COOPERATIVE {
+                    return Err(Error::Cuda {
+                        context: format!("launching {name}"),
+                        message: "a cooperative entry point: launch it with `launch_cta`".into(),
+                    });
+                }
+                let func = c.function(name)?;
                 let grid = n.div_ceil(K::THREADS as usize);
                 let grid = u32::try_from(grid).map_err(|_| Error::invalid("launch size", n, "at most 2^31 CTAs"))?;
                 let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (K::THREADS, 1, 1), shared_mem_bytes: 0 };
@@ -347,19 +355,26 @@ impl Device {
         }
     }
 
-    /// Launches the PTX entry point `name` with an explicit grid, CTA size and dynamic
-    /// shared memory (for cooperative kernels such as the block scan). CUDA only.
+    /// Launches the cooperative entry point registered for `K` (the CPU counterpart of a
+    /// cooperative kernel such as the block scan) with an explicit grid, CTA size and
+    /// dynamic shared memory; its single parameter is `K::Args`. CUDA only.
     ///
     /// # Safety
-    /// As for [`Self::launch`]; `args` must match the entry point's single parameter.
-    pub unsafe fn launch_cta<A: Copy>(
+    /// As for [`Self::launch`], for the items the cooperative kernel covers with `grid` CTAs.
+    pub unsafe fn launch_cta<K: Kernel + Entry>(
         &self,
-        name: &str,
         grid: u32,
         cta: u32,
         shared_bytes: u32,
-        args: A,
+        args: K::Args,
     ) -> Result<()> {
+        let name = K::ENTRY;
+        if !K::COOPERATIVE {
+            return Err(Error::Cuda {
+                context: format!("launching {name}"),
+                message: "not a cooperative entry point: launch it with `launch`".into(),
+            });
+        }
         match self {
             Device::Cpu => {
                 Err(Error::Cuda { context: format!("launching {name}"), message: "not a CUDA device".into() })
@@ -399,15 +414,6 @@ impl Device {
             Device::Cpu => Ok(()),
             Device::Cuda(c) => c.stream.synchronize().map_err(|e| driver_error("synchronising", e)),
         }
-    }
-}
-
-/// PTX entry-point name of `K`.
-pub fn kernel_name<K: Kernel>() -> String {
-    if K::SUFFIX.is_empty() {
-        K::NAME.to_string()
-    } else {
-        format!("{}_{}", K::NAME, K::SUFFIX)
     }
 }
 

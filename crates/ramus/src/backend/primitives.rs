@@ -40,6 +40,7 @@
 //! once it has grown to the largest `n`.
 
 use ramus_kernels::primitives::{self as k, ScanArgs, ScanIn, ScanOut, SCAN_CTA, SCAN_SHARED_BYTES, TILE};
+use ramus_kernels::registry::Entry;
 
 use super::device::{Buffer, Device, Elem};
 use crate::error::{Error, Result};
@@ -176,17 +177,15 @@ const HEAD: Pred = Pred { shift: 0, mask: u32::MAX, mode: k::MODE_HEAD };
 ///
 /// # Safety
 /// The pointers of `args` must be valid on `dev` for `args.n` items and `tiles` totals.
-unsafe fn tile_pass<I: ScanIn, O: ScanOut>(
-    dev: &Device,
-    entry: &str,
-    tiles: usize,
-    args: ScanArgs<I, O>,
-) -> Result<()> {
+unsafe fn tile_pass<I: ScanIn, O: ScanOut>(dev: &Device, tiles: usize, args: ScanArgs<I, O>) -> Result<()>
+where
+    k::ScanTileSerial<I, O>: Entry,
+{
     match dev {
         Device::Cpu => dev.launch::<k::ScanTileSerial<I, O>>(tiles, args),
         Device::Cuda(_) => {
             let grid = u32::try_from(tiles).map_err(|_| Error::invalid("n", args.n, "fewer than 2^42 items"))?;
-            dev.launch_cta(entry, grid, SCAN_CTA, SCAN_SHARED_BYTES, args)
+            dev.launch_cta::<k::ScanTileSerial<I, O>>(grid, SCAN_CTA, SCAN_SHARED_BYTES, args)
         }
     }
 }
@@ -222,7 +221,7 @@ unsafe fn scan(
         mode: pred.mode,
         op,
     };
-    tile_pass(dev, "prim_scan_tiles_u32", lv[0].1, args)?;
+    tile_pass(dev, lv[0].1, args)?;
     for j in 1..lv.len() {
         let (off, count) = lv[j - 1];
         let data = sums.wrapping_add(off);
@@ -236,7 +235,7 @@ unsafe fn scan(
             mode: k::MODE_VALUE,
             op,
         };
-        tile_pass(dev, "prim_scan_tiles_u64", lv[j].1, args)?;
+        tile_pass(dev, lv[j].1, args)?;
     }
     if offsets {
         // Top-down: level j's tiles get level j+1's (final) offsets; a level of one tile

@@ -24,6 +24,7 @@ use ramus_kernels::interpolate::{
     RescaleParents,
 };
 use ramus_kernels::launch::Kernel;
+use ramus_kernels::registry::Entry;
 use ramus_kernels::stream::{StreamArgs, StreamCollide};
 use ramus_kernels::{Dim, VelocitySet};
 
@@ -252,7 +253,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 
     /// # Safety
     /// As for [`crate::backend::Device::launch`].
-    unsafe fn launch<K: Kernel<Args = CommArgs<F>>>(
+    unsafe fn launch<K: Kernel<Args = CommArgs<F>> + Entry>(
         &self,
         mesh: &Mesh<Q::Dim>,
         n: usize,

@@ -2,11 +2,11 @@
 //! Refinement" and Algorithm "Refinement/Coarsening Criterion").
 
 use ramus_kernels::criterion::{CriterionArgs, VorticityMarkSerial, CRITERION_CTA, CRITERION_SHARED_BYTES};
+use ramus_kernels::registry::Entry;
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::state::Solver;
 use crate::amr::Mesh;
-use crate::backend::device::kernel_name;
 use crate::backend::Device;
 use crate::error::{Error, Result};
 use crate::Float;
@@ -63,7 +63,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 }
 
 /// Runs the criterion over `n` blocks: the serial kernel (one item per block) on the CPU,
-/// the cooperative entry of the same name on CUDA.
+/// the cooperative entry registered for it on CUDA.
 ///
 /// # Safety
 /// As for [`Device::launch`], with `args` valid for `n` listed blocks.
@@ -71,15 +71,17 @@ unsafe fn launch<Q: VelocitySet, F: Float, const ODD: bool>(
     dev: &Device,
     n: usize,
     args: CriterionArgs<F>,
-) -> Result<()> {
+) -> Result<()>
+where
+    VorticityMarkSerial<Q, F, ODD>: Entry,
+{
     match dev {
         Device::Cpu => dev.launch::<VorticityMarkSerial<Q, F, ODD>>(n, args),
         Device::Cuda(_) => {
             let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
             let grid = u32::try_from(items.div_ceil(CRITERION_CTA as usize))
                 .map_err(|_| Error::invalid("blocks of a level", n, "at most 2^32 - 1"))?;
-            let name = kernel_name::<VorticityMarkSerial<Q, F, ODD>>();
-            dev.launch_cta(&name, grid, CRITERION_CTA, CRITERION_SHARED_BYTES, args)
+            dev.launch_cta::<VorticityMarkSerial<Q, F, ODD>>(grid, CRITERION_CTA, CRITERION_SHARED_BYTES, args)
         }
     }
 }

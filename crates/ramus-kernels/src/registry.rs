@@ -1,0 +1,363 @@
+//! The kernel registry: the one list of every kernel instantiation that has a PTX entry
+//! point, and the only place where entry-point names are written.
+//!
+//! The `registry!` invocation at the end of this file expands, from each line, into
+//! - an [`Entry`] impl on every target, whose [`Entry::ENTRY`] is the entry point's name:
+//!   what the host's `Device::launch` / `Device::launch_cta` look up in the PTX module;
+//! - on `target_arch = "nvptx64"` only, the `extern "ptx-kernel"` entry point itself (thread
+//!   `i < n` runs item `i` of the [`Kernel`](crate::launch::Kernel), or the given
+//!   cooperative body);
+//! - its names in [`ENTRIES`], against which a test of the host crate checks the committed
+//!   PTX in both directions (every registered name has its `.entry`, every `.entry` is
+//!   registered).
+//!
+//! # Groups, variants and names
+//! Lines sit in *groups*. A group names its type parameters with their bounds and lists
+//! its *variants*, one per instantiation: `d3q19_f32: L = D3Q19, F = f32;`. Each line of
+//! the group is compiled for every variant and its entry point is named
+//! `<line name>_<variant>`, e.g. `stream_collide_odd_d3q19_f32`; the lines of the group
+//! without parameters (`plain`) are named as written. The variant's name must be the
+//! `NAME`s of its types joined by `_` (checked at compile time), and on the host the
+//! generic impl finds the variant of `L`, `F` by those `NAME`s: a kernel instantiated for
+//! a combination no variant lists fails to compile where its `ENTRY` is used.
+//!
+//! # Adding a kernel
+//! One line in the group of its type parameters, after the kernel's type exists:
+//! ```text
+//! my_kernel_even => MyKernel<L, F, false>;
+//! ```
+//! gives `my_kernel_even_d2q9_f32` … `my_kernel_even_d3q27_f64` in the PTX and
+//! `<MyKernel<L, F, false> as Entry>::ENTRY` on the host; then run `cargo xtask ptx`. A
+//! cooperative kernel (one CTA works together; the host launches it with
+//! `Device::launch_cta`) is registered against its CPU counterpart, with the entry's body
+//! after the type; its single parameter has the counterpart's `Kernel::Args` type:
+//! ```text
+//! vorticity_mark_even => VorticityMarkSerial<L, F, false>
+//!     |args| vorticity_mark_cooperative::<Nv, L, F, false>(&Nv, &args);
+//! ```
+//!
+//! # Adding a variant axis
+//! A new axis (a storage precision, a collision model) is a type parameter of the
+//! kernels it applies to, whose types carry a `NAME` through their trait. For a storage
+//! precision `S: Storage` (say `impl Storage for f16s { const NAME: &'static str = "s16"; }`)
+//! of every lattice kernel:
+//! 1. in the group header, add the parameter: `lattice (L: VelocitySet, F: Real, S: Storage)`;
+//! 2. give every variant the new type and name, and add the new combinations:
+//!    `d3q19_f32_s32: L = D3Q19, F = f32, S = f32;` … `d3q19_f32_s16: L = D3Q19, F = f32, S = f16s;`;
+//! 3. in the lines, pass `S` to the kernel types: `stream_collide_odd => StreamCollide<L, F, S, true>;`.
+//!
+//! If the axis applies to a few kernels only, or to a subset of the combinations (a
+//! collision model `C: Collision` for `stream_collide` alone), add a group instead:
+//! ```text
+//! collision (L: VelocitySet, F: Real, C: Collision) [
+//!     d2q9_f32_bgk: L = D2Q9, F = f32, C = Bgk;
+//!     d2q9_f32_mrt: L = D2Q9, F = f32, C = Mrt;
+//! ] {
+//!     stream_collide_even => StreamCollide<L, F, C, false>;
+//! }
+//! ```
+//! Either way the host code stays generic over the group's parameters
+//! (`Device::launch::<StreamCollide<Q, F, C, true>>` for any `Q`, `F`, `C`) and every name
+//! follows from the group; `cargo xtask ptx` then writes the new entries. (A const
+//! parameter outside the group, like the parity `ODD`, is one line per value: the host
+//! launches it with a literal, or a generic caller bounds it with
+//! `where StreamCollide<Q, F, C, ODD>: Entry`.)
+
+use crate::amr::{build::*, connect::*, mark::*, select::*};
+use crate::average::AverageToParents;
+use crate::criterion::VorticityMarkSerial;
+use crate::guard::GuardCheck;
+use crate::interpolate::{InterpolateChildren, InterpolateGhosts, RescaleParents};
+use crate::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
+use crate::obstacle::{MarkObstacleDistance, ObstacleForce, SolidFlags, SolidMask};
+use crate::primitives::{
+    AddOffsets, CompactIndices, CompactValues, MarkSeen, RankSort, ScanTileSerial, Scatter, SplitScatter, TakeSeen,
+};
+use crate::real::Real;
+use crate::schedule::{ExpandChildren, FlagBlocks};
+use crate::stream::StreamCollide;
+#[cfg(target_arch = "nvptx64")]
+use crate::{criterion::vorticity_mark_cooperative, primitives::scan_tile_cooperative, ptx::Nv};
+
+/// A registered kernel instantiation: the name of its PTX entry point.
+pub trait Entry {
+    /// Name of the PTX entry point. For a cooperative entry (registered against its CPU
+    /// counterpart, see [`Self::COOPERATIVE`]) the host launches it with
+    /// `Device::launch_cta`, the counterpart itself only on the CPU.
+    const ENTRY: &'static str;
+    /// Whether the entry point is a cooperative kernel (one parameter, the kernel's
+    /// `Args`; explicit grid, CTA size and shared memory) rather than the data-parallel
+    /// wrapper (`n`, `Args`; thread `i < n` runs item `i`).
+    const COOPERATIVE: bool;
+}
+
+/// Every registered entry-point name.
+pub fn entries() -> impl Iterator<Item = &'static str> {
+    ENTRIES.iter().flat_map(|g| g.iter()).flat_map(|l| l.iter()).copied()
+}
+
+/// Index of the variant named `parts` joined by `_` among `variants`; a compile-time
+/// error where an `ENTRY` needs it for a combination no variant lists.
+#[doc(hidden)]
+pub const fn variant_index(parts: &[&str], variants: &[&str]) -> usize {
+    let mut v = 0;
+    while v < variants.len() {
+        if is_joined(variants[v], parts) {
+            return v;
+        }
+        v += 1;
+    }
+    panic!("kernel instantiated for a combination that no variant of its registry group lists")
+}
+
+/// Whether `name` is `parts` joined by `_`.
+#[doc(hidden)]
+pub const fn is_joined(name: &str, parts: &[&str]) -> bool {
+    let s = name.as_bytes();
+    let mut at = 0;
+    let mut p = 0;
+    while p < parts.len() {
+        if p > 0 {
+            if at >= s.len() || s[at] != b'_' {
+                return false;
+            }
+            at += 1;
+        }
+        let part = parts[p].as_bytes();
+        let mut j = 0;
+        while j < part.len() {
+            if at >= s.len() || s[at] != part[j] {
+                return false;
+            }
+            at += 1;
+            j += 1;
+        }
+        p += 1;
+    }
+    at == s.len()
+}
+
+/// Expands the registry (see the module docs): `group (params) [variants] { lines }`, the
+/// group without parameters written `group () [] { lines }`. A line is
+/// `name => Type;` (data-parallel) or `name => Type |args| body;` (cooperative).
+macro_rules! registry {
+    ($($(#[$doc:meta])* $group:ident $params:tt $variants:tt $lines:tt)*) => {
+        $(
+            $(#[$doc])*
+            #[allow(non_upper_case_globals)]
+            mod $group {
+                registry!(@names $params $variants $lines);
+                #[cfg(target_arch = "nvptx64")]
+                registry!(@ptx $params $variants $lines);
+            }
+            registry!(@check $params $variants);
+            registry!(@impls $group $params $variants $lines);
+        )*
+
+        /// Every registered entry-point name, by group and line (see [`entries`]).
+        pub const ENTRIES: &[&[&[&str]]] = &[$($group::ALL),*];
+    };
+
+    // Names: one `const <line name>: &[&str]` per line (by variant), and `ALL`.
+    (@names $params:tt $variants:tt { $($name:ident => $k:ty $(|$a:ident| $body:expr)?;)* }) => {
+        $(registry!(@line_names $name $params $variants);)*
+        pub(super) const ALL: &[&[&str]] = &[$($name),*];
+    };
+    (@line_names $name:ident () []) => {
+        pub(super) const $name: &[&str] = &[stringify!($name)];
+    };
+    (@line_names $name:ident $params:tt [$($v:ident : $($p:ident = $t:ty),+;)*]) => {
+        pub(super) const $name: &[&str] = &[$(concat!(stringify!($name), "_", stringify!($v))),*];
+    };
+
+    // Every variant's name is its types' `NAME`s joined by `_`.
+    (@check () []) => {};
+    (@check $params:tt [$($v:ident : $($p:ident = $t:ty),+;)*]) => {
+        const _: () = {$({
+            $(type $p = $t;)+
+            assert!(
+                is_joined(stringify!($v), registry!(@key $params)),
+                concat!("registry variant `", stringify!($v), "` is not its types' NAMEs joined by `_`")
+            );
+        })*};
+    };
+    (@key ($($p:ident : $b:path),+)) => { &[$(<$p as $b>::NAME),+] };
+
+    // `Entry` impls: concrete for the plain group, generic over the group's parameters
+    // (finding the variant by the parameters' `NAME`s) otherwise.
+    (@impls $group:ident $params:tt $variants:tt { $($name:ident => $k:ty $(|$a:ident| $body:expr)?;)* }) => {
+        $(registry!(@impl $group $name $params $variants [$k] $($a)?);)*
+    };
+    (@impl $group:ident $name:ident () [] [$k:ty] $($a:ident)?) => {
+        impl Entry for $k {
+            const ENTRY: &'static str = $group::$name[0];
+            const COOPERATIVE: bool = registry!(@cooperative $($a)?);
+        }
+    };
+    (
+        @impl $group:ident $name:ident ($($p:ident : $b:path),+) [$($v:ident : $($vp:ident = $t:ty),+;)*]
+        [$k:ty] $($a:ident)?
+    ) => {
+        impl<$($p: $b),+> Entry for $k {
+            const ENTRY: &'static str =
+                $group::$name[variant_index(&[$(<$p as $b>::NAME),+], &[$(stringify!($v)),*])];
+            const COOPERATIVE: bool = registry!(@cooperative $($a)?);
+        }
+    };
+    (@cooperative) => { false };
+    (@cooperative $a:ident) => { true };
+
+    // PTX entry points: one module per variant with its type aliases.
+    (@ptx () [] $lines:tt) => {
+        mod entries {
+            use super::super::*;
+            registry!(@entries [] $lines);
+        }
+    };
+    (@ptx $params:tt [$($v:ident : $($p:ident = $t:ty),+;)*] $lines:tt) => {$(
+        mod $v {
+            use super::super::*;
+            $(type $p = $t;)+
+            registry!(@entries [$v] $lines);
+        }
+    )*};
+    (@entries $v:tt { $($name:ident => $k:ty $(|$a:ident| $body:expr)?;)* }) => {
+        $(registry!(@entry $v $name [$k] $(|$a| $body)?);)*
+    };
+    (@entry $v:tt $name:ident [$k:ty]) => {
+        registry!(@export $v $name {
+            pub unsafe extern "ptx-kernel" fn $name(n: u64, args: <$k as $crate::launch::Kernel>::Args) {
+                let i = $crate::ptx::thread_index();
+                if i < n as usize {
+                    <$k as $crate::launch::Kernel>::run(i, &args)
+                }
+            }
+        });
+    };
+    (@entry $v:tt $name:ident [$k:ty] |$a:ident| $body:expr) => {
+        registry!(@export $v $name {
+            pub unsafe extern "ptx-kernel" fn $name($a: <$k as $crate::launch::Kernel>::Args) {
+                $body
+            }
+        });
+    };
+    (@export [] $name:ident { $f:item }) => {
+        #[no_mangle]
+        $f
+    };
+    (@export [$v:ident] $name:ident { $f:item }) => {
+        #[export_name = concat!(stringify!($name), "_", stringify!($v))]
+        $f
+    };
+}
+
+registry! {
+    /// Per (velocity set, precision).
+    lattice (L: VelocitySet, F: Real) [
+        d2q9_f32: L = D2Q9, F = f32;
+        d2q9_f64: L = D2Q9, F = f64;
+        d3q19_f32: L = D3Q19, F = f32;
+        d3q19_f64: L = D3Q19, F = f64;
+        d3q27_f32: L = D3Q27, F = f32;
+        d3q27_f64: L = D3Q27, F = f64;
+    ] {
+        // Fused stream and collide, even and odd AA steps (`crate::stream`).
+        stream_collide_even => StreamCollide<L, F, false>;
+        stream_collide_odd => StreamCollide<L, F, true>;
+        // Grid communication (`crate::interpolate`, `crate::average`) by coarse-level parity.
+        interpolate_linear_even => InterpolateChildren<L, F, false, false>;
+        interpolate_cubic_even => InterpolateChildren<L, F, false, true>;
+        interpolate_linear_odd => InterpolateChildren<L, F, true, false>;
+        interpolate_cubic_odd => InterpolateChildren<L, F, true, true>;
+        average_even => AverageToParents<L, F, false>;
+        average_odd => AverageToParents<L, F, true>;
+        rescale_parents_even => RescaleParents<L, F, false>;
+        rescale_parents_odd => RescaleParents<L, F, true>;
+        interpolate_ghosts_linear => InterpolateGhosts<L, F, false>;
+        interpolate_ghosts_cubic => InterpolateGhosts<L, F, true>;
+        // The stability guard (`crate::guard`).
+        guard_check_even => GuardCheck<L, F, false>;
+        guard_check_odd => GuardCheck<L, F, true>;
+        // Momentum-exchange forces (`crate::obstacle`).
+        obstacle_force => ObstacleForce<L, F>;
+        // The cooperative vorticity criterion (`crate::criterion`): `CRITERION_CTA` threads
+        // and `CRITERION_SHARED_BYTES` of shared memory per CTA.
+        vorticity_mark_even => VorticityMarkSerial<L, F, false>
+            |args| vorticity_mark_cooperative::<Nv, L, F, false>(&Nv, &args);
+        vorticity_mark_odd => VorticityMarkSerial<L, F, true>
+            |args| vorticity_mark_cooperative::<Nv, L, F, true>(&Nv, &args);
+    }
+
+    /// Per dimension.
+    dim (D: Dim) [
+        d2: D = D2;
+        d3: D = D3;
+    ] {
+        // The adapt routine (`crate::amr`): selection and marks.
+        amr_sanitize => Sanitize<D>;
+        amr_set_status => SetStatus<D>;
+        amr_write_status => WriteStatus<D>;
+        amr_set_mark => SetMark<D>;
+        amr_write_mark => WriteMark<D>;
+        amr_clear_marks => ClearMarks<D>;
+        amr_flag_leaves => FlagLeaves<D>;
+        amr_geometry => Geometry<D>;
+        amr_gather_neighbours => GatherNeighbours<D>;
+        amr_assign_children => AssignChildren<D>;
+        amr_map_refined_neighbours => MapRefinedNeighbours<D>;
+        amr_check_coarsen => CheckCoarsen<D>;
+        amr_unmap_coarsened => UnmapCoarsened<D>;
+        amr_level_keys => LevelKeys<D>;
+        amr_level_offsets => LevelOffsets<D>;
+        // Building and removing blocks.
+        amr_build_children => BuildChildren<D>;
+        amr_mark_removed => MarkRemoved<D>;
+        amr_flag_removed => FlagRemoved<D>;
+        amr_push_gaps => PushGaps<D>;
+        amr_reset_removed => ResetRemoved<D>;
+        amr_append_children => AppendChildren<D>;
+        amr_finalize_refined => FinalizeRefined<D>;
+        amr_finalize_coarsened => FinalizeCoarsened<D>;
+        amr_gather_parents => GatherParents<D>;
+        amr_relinked_parents => RelinkedParents<D>;
+        amr_branch_status => BranchStatus<D>;
+        // Connectivity and ghost designation.
+        amr_neighbour_children => NeighbourChildren<D>;
+        amr_gather_children => GatherChildren<D>;
+        amr_child_links => ChildLinks<D>;
+        amr_cell_masks => CellMasks<D>;
+        amr_block_masks => BlockMasks<D>;
+        // Geometric marking.
+        amr_mark_region => MarkRegion<D>;
+        amr_mark_wall_distance => MarkWallDistance<D>;
+        // Work lists of the recursive advance (`crate::schedule`).
+        expand_children => ExpandChildren<D>;
+        // Obstacles (`crate::obstacle`).
+        solid_mask => SolidMask<D>;
+        solid_flags => SolidFlags<D>;
+        mark_obstacle_distance => MarkObstacleDistance<D>;
+    }
+
+    /// Without type parameters: the names are written in full.
+    plain () [] {
+        flag_blocks => FlagBlocks;
+        // Parallel primitives (`crate::primitives`); data-moving kernels per element size.
+        prim_add_offsets_u32 => AddOffsets<u32>;
+        prim_add_offsets_u64 => AddOffsets<u64>;
+        prim_compact_indices => CompactIndices;
+        prim_compact_b1 => CompactValues<u8>;
+        prim_compact_b4 => CompactValues<u32>;
+        prim_compact_b8 => CompactValues<u64>;
+        prim_scatter_b1 => Scatter<u8>;
+        prim_scatter_b4 => Scatter<u32>;
+        prim_scatter_b8 => Scatter<u64>;
+        prim_split_scatter => SplitScatter;
+        prim_rank_sort => RankSort;
+        prim_mark_seen => MarkSeen;
+        prim_take_seen => TakeSeen;
+        // The cooperative tile pass of the scan: `SCAN_CTA` threads per tile of `TILE`
+        // items, `SCAN_SHARED_BYTES` of shared memory.
+        prim_scan_tiles_u32 => ScanTileSerial<u32, u32> |args| scan_tile_cooperative(&Nv, &args);
+        prim_scan_tiles_u64 => ScanTileSerial<u64, u64> |args| scan_tile_cooperative(&Nv, &args);
+    }
+}
