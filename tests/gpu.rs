@@ -248,18 +248,36 @@ fn copy_bandwidth_is_plausible_and_oversize_is_out_of_memory() {
     }
 }
 
-/// A kernel never receives the address of another device's buffer: `Device::ptr`/`cptr`
-/// refuse a non-empty buffer of the other side (the CPU backend used to get a null
-/// pointer for a CUDA buffer, and a CUDA launch a host address).
+/// A kernel never receives the address of another device's buffer: `Device::launch`
+/// refuses a slice of the other side with an error naming the argument (the CPU backend
+/// used to get a null pointer for a CUDA buffer, and a CUDA launch a host address).
 #[test]
 #[ignore = "needs a CUDA device (scripts/gpu-check.sh run)"]
 fn buffers_of_another_device_are_refused() {
-    use ramus::backend::{Buffer, Device};
+    use ramus::backend::{Buffer, Device, Views};
+    use ramus::kernels::primitives::{RankSort, RankSortArgs};
     let cuda = Device::new(Backend::Cuda).expect("a CUDA device");
-    let mut on_gpu = cuda.upload(&[1u32, 2, 3]).expect("upload");
-    let mut on_host = Buffer::Host(vec![1u32, 2, 3]);
-    assert!(Device::Cpu.cptr(&on_gpu).is_err() && Device::Cpu.ptr(&mut on_gpu).is_err());
-    assert!(cuda.cptr(&on_host).is_err() && cuda.ptr(&mut on_host).is_err());
-    assert!(cuda.cptr(&on_gpu).is_ok() && Device::Cpu.cptr(&on_host).is_ok());
-    println!("buffers of another device: refused on both backends");
+    let on_gpu = cuda.upload(&[2u32, 1, 0]).expect("upload");
+    let on_host = Buffer::Host(vec![2u32, 1, 0]);
+    for (dev, foreign, name) in
+        [(&Device::Cpu, &on_gpu, "CUDA buffer on the CPU"), (&cuda, &on_host, "host buffer on CUDA")]
+    {
+        let (mut ko, mut vo) = (dev.zeros::<u32>(3).unwrap(), dev.zeros::<u32>(3).unwrap());
+        let local = dev.zeros::<u32>(3).unwrap();
+        let args = RankSortArgs::<Views> {
+            keys_in: foreign.view(),
+            values_in: local.view(),
+            keys_out: ko.view_mut(),
+            values_out: vo.view_mut(),
+            n: 3,
+            mask: u32::MAX,
+        };
+        // SAFETY: refused before launching.
+        let r = unsafe { dev.launch::<RankSort>(3, args) };
+        match r {
+            Err(ramus::Error::Cuda { context, .. }) => assert!(context.contains("keys_in"), "{name}: {context}"),
+            other => panic!("{name}: expected an error naming keys_in, got {other:?}"),
+        }
+    }
+    println!("buffers of another device: refused on both backends, naming the argument");
 }

@@ -15,6 +15,7 @@
 //! cell, and the mean of a multilinear function over points placed symmetrically about a
 //! node is its value there — for density, momentum and the non-equilibrium part alike.
 
+use crate::memory::Lens;
 use core::marker::PhantomData;
 
 use crate::amr::{child_position, CELL_GHOST, CELL_INTERFACE};
@@ -105,6 +106,10 @@ pub struct AverageToParents<L, F, const ODD: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F, ODD> {
     type Args = CommArgs<F>;
+
+    fn max_items(l: &CommArgs<F, Lens>) -> Option<usize> {
+        Some(l.list * <L::Dim as Dim>::BLOCK_CELLS)
+    }
     const THREADS: u32 = 128;
 
     #[inline(always)]

@@ -18,6 +18,7 @@
 //! `length` (the reference length in root cells; the domain length reproduces the paper),
 //! which is the same number.
 
+use crate::memory::Lens;
 use core::marker::PhantomData;
 
 use crate::amr::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE};
@@ -41,32 +42,32 @@ kernel_args! {
     /// [`vorticity_mark_cooperative`]).
     pub struct CriterionArgs<F> {
         /// Distribution pool.
-        pub f: *mut F,
+        pub f: mut F,
         /// Neighbour links.
-        pub nbr: *const i32,
+        pub nbr: ref i32,
         /// Per-block boundary flags.
-        pub onb: *const u32,
+        pub onb: ref u32,
         /// Per-block solid-cell masks (see [`Field::solid`]).
-        pub solid: *const u64,
+        pub solid: ref u64,
         /// Blocks of one level (its ID set); only leaves are evaluated and marked.
-        pub list: *const u32,
+        pub list: ref u32,
         /// Number of listed blocks.
-        pub n: u32,
+        pub n: val u32,
         /// Per-block statuses.
-        pub status: *const i32,
+        pub status: ref i32,
         /// Per-block marks of the pool (written for the listed leaves).
-        pub mark: *mut i32,
+        pub mark: mut i32,
         /// `length · 2^level`: converts a velocity difference per cell of the level to
         /// (lattice velocity) per reference length.
-        pub scale: F,
+        pub scale: val F,
         /// Level of the listed blocks.
-        pub level: i32,
+        pub level: val i32,
         /// Grid levels allowed (`L_max`).
-        pub max_levels: i32,
+        pub max_levels: val i32,
         /// The paper's `N_start`.
-        pub n_start: f32,
+        pub n_start: val f32,
         /// The paper's `N_inc`.
-        pub n_inc: f32,
+        pub n_inc: val f32,
     }
 }
 
@@ -148,6 +149,10 @@ pub struct VorticityMarkSerial<L, F, const ODD: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for VorticityMarkSerial<L, F, ODD> {
     type Args = CriterionArgs<F>;
+
+    fn max_items(l: &CriterionArgs<F, Lens>) -> Option<usize> {
+        Some(l.list.min(l.n as usize))
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &CriterionArgs<F>) {

@@ -16,6 +16,7 @@
 //! is the first bad one in list order on both backends, whatever the thread order. Good
 //! cells write nothing: a healthy run only reads the distributions.
 
+use crate::memory::Lens;
 use core::marker::PhantomData;
 use core::sync::atomic::{AtomicU64, Ordering};
 
@@ -74,22 +75,22 @@ kernel_args! {
     /// Arguments of [`GuardCheck`].
     pub struct GuardArgs<F> {
         /// Distribution pool.
-        pub f: *mut F,
+        pub f: mut F,
         /// Neighbour links.
-        pub nbr: *const i32,
+        pub nbr: ref i32,
         /// First child of each block, `-1` for a leaf (only leaves are checked).
-        pub child: *const i32,
+        pub child: ref i32,
         /// Per-block boundary flags.
-        pub onb: *const u32,
+        pub onb: ref u32,
         /// Per-block solid-cell masks (may be null when no block is flagged solid).
-        pub solid: *const u64,
+        pub solid: ref u64,
         /// Blocks of the level (an ID set); item `i` is cell `i mod 4^D` of `ids[i / 4^D]`.
-        pub ids: *const u32,
+        pub ids: ref u32,
         /// The level's slot: the minimum of `(i << 2) | code` over its bad cells
         /// ([`NONE_BAD`] before the launch).
-        pub out: *mut u64,
+        pub out: mut u64,
         /// Square of the largest allowed speed (lattice units).
-        pub max_speed2: F,
+        pub max_speed2: val F,
     }
 }
 
@@ -99,6 +100,10 @@ pub struct GuardCheck<L, F, const ODD: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for GuardCheck<L, F, ODD> {
     type Args = GuardArgs<F>;
+
+    fn max_items(l: &GuardArgs<F, Lens>) -> Option<usize> {
+        Some(if l.out == 0 { 0 } else { l.ids * <L::Dim as Dim>::BLOCK_CELLS })
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &GuardArgs<F>) {

@@ -31,6 +31,7 @@
 //! [`load_cell`] / write it with [`store_cell`]; the fine level is always in the natural
 //! layout at communication time (it takes two steps per coarse step).
 
+use crate::memory::Lens;
 use core::marker::PhantomData;
 
 use crate::amr::{child_position, CELL_GHOST};
@@ -295,27 +296,27 @@ kernel_args! {
     /// Arguments of [`InterpolateChildren`] and [`crate::average::AverageToParents`].
     pub struct CommArgs<F> {
         /// Distribution pool (shifted populations, all levels).
-        pub f: *mut F,
+        pub f: mut F,
         /// Neighbour links (needed to read/write the coarse level in the odd AA layout).
-        pub nbr: *const i32,
+        pub nbr: ref i32,
         /// Per-block boundary flags.
-        pub onb: *const u32,
+        pub onb: ref u32,
         /// Parent of each block.
-        pub parent: *const i32,
+        pub parent: ref i32,
         /// First child of each block.
-        pub child: *const i32,
+        pub child: ref i32,
         /// Per-cell masks ([`crate::amr::CELL_GHOST`], ...); read only if `masked != 0`.
-        pub cell_mask: *const u8,
+        pub cell_mask: ref u8,
         /// Blocks to work on: children ([`InterpolateChildren`]) or parents
         /// ([`crate::average::AverageToParents`]).
-        pub list: *const u32,
+        pub list: ref u32,
         /// Rescaling factor: `τ_F/(2τ_C)` to interpolate, `2τ_C/τ_F` to average.
-        pub factor: F,
+        pub factor: val F,
         /// Interpolation: nonzero writes ghost cells only, zero every cell. Averaging:
         /// the `AVERAGE_*` mode of [`crate::average`].
-        pub masked: u32,
+        pub masked: val u32,
         /// Per-block solid-cell masks (see [`crate::stream::Field::solid`]).
-        pub solid: *const u64,
+        pub solid: ref u64,
     }
 }
 
@@ -332,6 +333,10 @@ pub struct InterpolateChildren<L, F, const ODD: bool, const CUBIC: bool>(Phantom
 
 impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for InterpolateChildren<L, F, ODD, CUBIC> {
     type Args = CommArgs<F>;
+
+    fn max_items(l: &CommArgs<F, Lens>) -> Option<usize> {
+        Some(l.list * <L::Dim as Dim>::BLOCK_CELLS)
+    }
     const THREADS: u32 = 128;
 
     #[inline(always)]
@@ -358,13 +363,13 @@ kernel_args! {
     /// exchange (`comm.list` holds the parents for [`RescaleParents`], the children for
     /// [`InterpolateGhosts`]) and the scratch.
     pub struct GhostArgs<F> {
-        pub comm: CommArgs<F>,
+        pub comm: args CommArgs<F, M>,
         /// Per block: its position in the parent list (read for the children's parents).
-        pub slot: *mut u32,
+        pub slot: mut u32,
         /// Split parent cells ([`split`]): component `i` of cell `t` at
         /// `((slot · (Q + 4)) + i) 4^D + t`, components `0 … Q − 1` the rescaled
         /// non-equilibrium part, then `ρ` and `ρu`.
-        pub scratch: *mut F,
+        pub scratch: mut F,
     }
 }
 
@@ -378,6 +383,10 @@ pub struct RescaleParents<L, F, const ODD: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, ODD> {
     type Args = GhostArgs<F>;
+
+    fn max_items(l: &GhostArgs<F, Lens>) -> Option<usize> {
+        Some(l.comm.list.min(l.scratch / ((L::Q + 4) * <L::Dim as Dim>::BLOCK_CELLS)) * <L::Dim as Dim>::BLOCK_CELLS)
+    }
     const THREADS: u32 = 128;
 
     #[inline(always)]
@@ -413,6 +422,10 @@ pub struct InterpolateGhosts<L, F, const CUBIC: bool>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L, F, CUBIC> {
     type Args = GhostArgs<F>;
+
+    fn max_items(l: &GhostArgs<F, Lens>) -> Option<usize> {
+        Some(l.comm.list * <L::Dim as Dim>::BLOCK_CELLS)
+    }
     const THREADS: u32 = 128;
 
     #[inline(always)]

@@ -8,10 +8,14 @@
 //! locations no other item touches (the AMR and solver steps are written that way, which
 //! also makes them deterministic on both backends).
 
+use crate::memory::{Family, Lens};
+
 /// A data-parallel kernel.
 pub trait Kernel {
-    /// Arguments, passed by value: `#[repr(C)]`, raw pointers and scalars only.
-    type Args: Copy + Send + Sync;
+    /// Arguments, passed by value: a [`crate::kernel_args!`] struct in its raw form
+    /// (`#[repr(C)]`, raw pointers and scalars only); the host builds its
+    /// [`Family::With`] form over device slices.
+    type Args: Family;
     /// CUDA threads per CTA (a tuning choice; items map to threads one to one).
     const THREADS: u32 = 256;
 
@@ -21,20 +25,73 @@ pub trait Kernel {
     /// The pointers in `args` must be valid for what the kernel reads and writes, for
     /// every item of the launch.
     unsafe fn run(i: usize, args: &Self::Args);
+
+    /// The most items a launch may have, given the lengths of the argument arrays (in
+    /// elements; scalars as passed): the host's launch refuses more. `None` where the
+    /// item count is not bounded by an array's length (e.g. items over a range the kernel
+    /// computes); the arrays indexed through block IDs (the pool) are bounded by the
+    /// mesh's own invariants, not here.
+    fn max_items(lens: &<Self::Args as Family>::With<Lens>) -> Option<usize> {
+        let _ = lens;
+        None
+    }
 }
 
-/// Declares a `#[repr(C)]` kernel argument struct that may cross threads (its raw pointers
-/// are only dereferenced by kernels, under the launch's contract).
+/// Declares a kernel argument struct, generic over the [`Memory`](crate::memory::Memory)
+/// its arrays live in (default [`Raw`](crate::memory::Raw): what kernels read). Each field
+/// says what it is: `ref T` (an array the kernel reads), `mut T` (an array it writes),
+/// `val T` (a scalar or plain value, passed as is), `args S<.., M>` (a nested argument
+/// struct). Generates the `#[repr(C)]` struct, `Copy`/`Send`/`Sync` for its raw form, and
+/// [`Family`](crate::memory::Family) / [`Rebuild`](crate::memory::Rebuild), through which
+/// the host lowers its slices to raw pointers and to lengths.
 #[macro_export]
 macro_rules! kernel_args {
-    ($(#[$m:meta])* pub struct $name:ident $(<$($g:ident),*>)? { $($(#[$fm:meta])* pub $f:ident : $t:ty),* $(,)? }) => {
+    (
+        $(#[$m:meta])*
+        pub struct $name:ident $(<$($g:ident),*>)? {
+            $($(#[$fm:meta])* pub $f:ident : $kind:tt $t:ty),* $(,)?
+        }
+    ) => {
         $(#[$m])*
         #[repr(C)]
-        #[derive(Clone, Copy, Debug)]
-        pub struct $name $(<$($g),*>)? { $($(#[$fm])* pub $f: $t),* }
+        pub struct $name<$($($g,)*)? M: $crate::memory::Memory = $crate::memory::Raw> {
+            $($(#[$fm])* pub $f: $crate::kernel_args!(@ty $kind $t)),*
+        }
+
+        impl<$($($g: Copy,)*)?> Clone for $name<$($($g,)*)? $crate::memory::Raw> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<$($($g: Copy,)*)?> Copy for $name<$($($g,)*)? $crate::memory::Raw> {}
         // SAFETY: plain data; the pointers are dereferenced only inside kernels, whose
         // contract makes concurrent items touch disjoint locations.
-        unsafe impl $(<$($g),*>)? Send for $name $(<$($g),*>)? {}
-        unsafe impl $(<$($g),*>)? Sync for $name $(<$($g),*>)? {}
+        unsafe impl<$($($g,)*)?> Send for $name<$($($g,)*)? $crate::memory::Raw> {}
+        unsafe impl<$($($g,)*)?> Sync for $name<$($($g,)*)? $crate::memory::Raw> {}
+
+        impl<$($($g: Copy,)*)?> $crate::memory::Family for $name<$($($g,)*)? $crate::memory::Raw> {
+            type With<M: $crate::memory::Memory> = $name<$($($g,)*)? M>;
+        }
+
+        impl<$($($g: Copy,)*)? M: $crate::memory::Memory> $crate::memory::Rebuild<M> for $name<$($($g,)*)? M> {
+            type Raw = $name<$($($g,)*)? $crate::memory::Raw>;
+            fn rebuild<N: $crate::memory::Memory, C: $crate::memory::Lower<M, N>>(
+                &self,
+                c: &mut C,
+            ) -> Result<$name<$($($g,)*)? N>, C::Error> {
+                Ok($name { $($f: $crate::kernel_args!(@lower $kind self c $f)),* })
+            }
+            fn raw<C: $crate::memory::Lower<M, $crate::memory::Raw>>(&self, c: &mut C) -> Result<Self::Raw, C::Error> {
+                self.rebuild(c)
+            }
+        }
     };
+    (@ty ref $t:ty) => { <M as $crate::memory::Memory>::Ref<$t> };
+    (@ty mut $t:ty) => { <M as $crate::memory::Memory>::Mut<$t> };
+    (@ty val $t:ty) => { $t };
+    (@ty args $t:ty) => { $t };
+    (@lower ref $s:ident $c:ident $f:ident) => { $c.by_ref(stringify!($f), &$s.$f)? };
+    (@lower mut $s:ident $c:ident $f:ident) => { $c.by_mut(stringify!($f), &$s.$f)? };
+    (@lower val $s:ident $c:ident $f:ident) => { $s.$f };
+    (@lower args $s:ident $c:ident $f:ident) => { $crate::memory::Rebuild::rebuild(&$s.$f, $c)? };
 }

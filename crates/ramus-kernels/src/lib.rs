@@ -39,6 +39,7 @@ pub mod guard;
 pub mod interpolate;
 pub mod lattice;
 pub mod launch;
+pub mod memory;
 pub mod obstacle;
 pub mod primitives;
 pub mod real;

@@ -9,6 +9,7 @@
 //! ([`crate::stream`]), so the wall lies half-way between the last fluid and the first
 //! solid cell centre. Coordinates are in root cells (a root cell is 1.0).
 
+use crate::memory::Lens;
 use core::marker::PhantomData;
 
 use crate::amr::args::Pool;
@@ -144,17 +145,17 @@ kernel_args! {
     /// Arguments of [`SolidMask`] and [`SolidFlags`].
     pub struct SolidArgs {
         /// Blocks to work on (the active blocks).
-        pub list: *const u32,
-        pub level: *const i32,
-        pub origin: *const i32,
-        pub nbr: *const i32,
+        pub list: ref u32,
+        pub level: ref i32,
+        pub origin: ref i32,
+        pub nbr: ref i32,
         /// The mesh's `onb` (0/1: a negative link).
-        pub mesh_onb: *const u32,
+        pub mesh_onb: ref u32,
         /// Per-block solid masks (written by [`SolidMask`], read by [`SolidFlags`]).
-        pub solid: *mut u64,
+        pub solid: mut u64,
         /// Per-block flags for the solver (written by [`SolidFlags`]).
-        pub onb: *mut u32,
-        pub shapes: Shapes,
+        pub onb: mut u32,
+        pub shapes: val Shapes,
     }
 }
 
@@ -164,6 +165,10 @@ pub struct SolidMask<D>(PhantomData<D>);
 
 impl<D: Dim> Kernel for SolidMask<D> {
     type Args = SolidArgs;
+
+    fn max_items(l: &SolidArgs<Lens>) -> Option<usize> {
+        Some(l.list)
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &SolidArgs) {
@@ -188,6 +193,10 @@ pub struct SolidFlags<D>(PhantomData<D>);
 impl<D: Dim> Kernel for SolidFlags<D> {
     type Args = SolidArgs;
 
+    fn max_items(l: &SolidArgs<Lens>) -> Option<usize> {
+        Some(l.list)
+    }
+
     #[inline(always)]
     unsafe fn run(i: usize, a: &SolidArgs) {
         let b = *a.list.add(i) as usize;
@@ -206,14 +215,14 @@ impl<D: Dim> Kernel for SolidFlags<D> {
 kernel_args! {
     /// Arguments of [`MarkObstacleDistance`].
     pub struct ObstacleMarkArgs {
-        pub pool: Pool,
+        pub pool: args Pool<M>,
         /// Active block IDs.
-        pub list: *const u32,
-        pub shapes: Shapes,
+        pub list: ref u32,
+        pub shapes: val Shapes,
         /// `d_spec` in root cells: a block on level `L` is near if within `d_spec / 2^L`.
-        pub distance: f64,
+        pub distance: val f64,
         /// Nonzero: freeze the refinement.
-        pub freeze: u32,
+        pub freeze: val u32,
     }
 }
 
@@ -225,6 +234,10 @@ pub struct MarkObstacleDistance<D>(PhantomData<D>);
 
 impl<D: Dim> Kernel for MarkObstacleDistance<D> {
     type Args = ObstacleMarkArgs;
+
+    fn max_items(l: &ObstacleMarkArgs<Lens>) -> Option<usize> {
+        Some(l.list)
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &ObstacleMarkArgs) {
@@ -249,25 +262,25 @@ impl<D: Dim> Kernel for MarkObstacleDistance<D> {
 kernel_args! {
     /// Arguments of [`ObstacleForce`].
     pub struct ForceArgs<F> {
-        pub f: *mut F,
-        pub nbr: *const i32,
+        pub f: mut F,
+        pub nbr: ref i32,
         /// The solver's per-block flags.
-        pub onb: *const u32,
-        pub solid: *const u64,
-        pub level: *const i32,
-        pub origin: *const i32,
-        pub cell_mask: *const u8,
+        pub onb: ref u32,
+        pub solid: ref u64,
+        pub level: ref i32,
+        pub origin: ref i32,
+        pub cell_mask: ref u8,
         /// The built-in shapes, and the one whose force is summed ([`ALL_SOLIDS`]: every
         /// solid cell).
-        pub shapes: Shapes,
-        pub which: u32,
+        pub shapes: val Shapes,
+        pub which: val u32,
         /// Leaf blocks next to solid cells.
-        pub list: *const u32,
+        pub list: ref u32,
         /// Nonzero: the root level is in the odd AA layout (finer levels are even between
         /// root steps).
-        pub root_odd: u32,
+        pub root_odd: val u32,
         /// Three components per item: the block's force, in root units.
-        pub out: *mut F,
+        pub out: mut F,
     }
 }
 
@@ -287,6 +300,10 @@ pub struct ObstacleForce<L, F>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real> Kernel for ObstacleForce<L, F> {
     type Args = ForceArgs<F>;
+
+    fn max_items(l: &ForceArgs<F, Lens>) -> Option<usize> {
+        Some(l.list.min(l.out / 3))
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &ForceArgs<F>) {

@@ -16,6 +16,7 @@
 //! per element *size* ([`Word`]: `u8`, `u32`, `u64`); the host reinterprets any element
 //! type of that size.
 
+use crate::memory::Lens;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::launch::Kernel;
@@ -140,14 +141,14 @@ crate::kernel_args! {
     /// exclusive `op`-scan of the loaded items into `output` (skipped if `output` is
     /// null; may equal `input`), and the tile's total into `sums[t]`.
     pub struct ScanArgs<I, O> {
-        pub input: *const I,
-        pub output: *mut O,
-        pub sums: *mut u64,
-        pub n: u64,
-        pub shift: u32,
-        pub mask: u32,
-        pub mode: u32,
-        pub op: u32,
+        pub input: ref I,
+        pub output: mut O,
+        pub sums: mut u64,
+        pub n: val u64,
+        pub shift: val u32,
+        pub mask: val u32,
+        pub mode: val u32,
+        pub op: val u32,
     }
 }
 
@@ -157,6 +158,10 @@ pub struct ScanTileSerial<I, O>(core::marker::PhantomData<(I, O)>);
 
 impl<I: ScanIn, O: ScanOut> Kernel for ScanTileSerial<I, O> {
     type Args = ScanArgs<I, O>;
+
+    fn max_items(l: &ScanArgs<I, O, Lens>) -> Option<usize> {
+        Some(if (l.input as u64) < l.n || (l.output != 0 && (l.output as u64) < l.n) { 0 } else { l.sums })
+    }
 
     #[inline(always)]
     unsafe fn run(t: usize, a: &ScanArgs<I, O>) {
@@ -285,8 +290,8 @@ pub unsafe fn scan_tile_cooperative<C: Cta, I: ScanIn, O: ScanOut>(cta: &C, a: &
 crate::kernel_args! {
     /// `data[i] += offsets[i >> TILE_SHIFT]` (wrapping) for `i < n`.
     pub struct AddOffsetsArgs<O> {
-        pub data: *mut O,
-        pub offsets: *const u64,
+        pub data: mut O,
+        pub offsets: ref u64,
     }
 }
 
@@ -295,6 +300,10 @@ pub struct AddOffsets<O>(core::marker::PhantomData<O>);
 
 impl<O: ScanOut> Kernel for AddOffsets<O> {
     type Args = AddOffsetsArgs<O>;
+
+    fn max_items(l: &AddOffsetsArgs<O, Lens>) -> Option<usize> {
+        Some(l.data.min(l.offsets << TILE_SHIFT))
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &AddOffsetsArgs<O>) {
@@ -313,13 +322,13 @@ crate::kernel_args! {
     /// Stream compaction of indices: `out[pos(i)] = i` where the predicate of `flags[i]`
     /// holds (`local`/`offsets`: the scan of that predicate).
     pub struct CompactIndicesArgs {
-        pub flags: *const u32,
-        pub local: *const u32,
-        pub offsets: *const u64,
-        pub out: *mut u32,
-        pub shift: u32,
-        pub mask: u32,
-        pub mode: u32,
+        pub flags: ref u32,
+        pub local: ref u32,
+        pub offsets: ref u64,
+        pub out: mut u32,
+        pub shift: val u32,
+        pub mask: val u32,
+        pub mode: val u32,
     }
 }
 
@@ -328,6 +337,10 @@ pub struct CompactIndices;
 
 impl Kernel for CompactIndices {
     type Args = CompactIndicesArgs;
+
+    fn max_items(l: &CompactIndicesArgs<Lens>) -> Option<usize> {
+        Some(l.flags.min(l.local).min(l.offsets << TILE_SHIFT))
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &CompactIndicesArgs) {
@@ -347,14 +360,14 @@ crate::kernel_args! {
     /// Stream compaction of values: `out[pos(i)] = values[i]` where the predicate of
     /// `flags[i]` holds.
     pub struct CompactValuesArgs<T> {
-        pub flags: *const u32,
-        pub values: *const T,
-        pub local: *const u32,
-        pub offsets: *const u64,
-        pub out: *mut T,
-        pub shift: u32,
-        pub mask: u32,
-        pub mode: u32,
+        pub flags: ref u32,
+        pub values: ref T,
+        pub local: ref u32,
+        pub offsets: ref u64,
+        pub out: mut T,
+        pub shift: val u32,
+        pub mask: val u32,
+        pub mode: val u32,
     }
 }
 
@@ -363,6 +376,10 @@ pub struct CompactValues<T>(core::marker::PhantomData<T>);
 
 impl<T: Word> Kernel for CompactValues<T> {
     type Args = CompactValuesArgs<T>;
+
+    fn max_items(l: &CompactValuesArgs<T, Lens>) -> Option<usize> {
+        Some(l.flags.min(l.values).min(l.local).min(l.offsets << TILE_SHIFT))
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &CompactValuesArgs<T>) {
@@ -375,9 +392,9 @@ impl<T: Word> Kernel for CompactValues<T> {
 crate::kernel_args! {
     /// `out[indices[i]] = values[i]`.
     pub struct ScatterArgs<T> {
-        pub values: *const T,
-        pub indices: *const u32,
-        pub out: *mut T,
+        pub values: ref T,
+        pub indices: ref u32,
+        pub out: mut T,
     }
 }
 
@@ -386,6 +403,10 @@ pub struct Scatter<T>(core::marker::PhantomData<T>);
 
 impl<T: Word> Kernel for Scatter<T> {
     type Args = ScatterArgs<T>;
+
+    fn max_items(l: &ScatterArgs<T, Lens>) -> Option<usize> {
+        Some(l.values.min(l.indices))
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &ScatterArgs<T>) {
@@ -398,14 +419,14 @@ crate::kernel_args! {
     /// their order at the front, the others follow. `local`/`offsets` are the scan of
     /// "bit is 0", `zeros` points at its total.
     pub struct SplitArgs {
-        pub keys_in: *const u32,
-        pub values_in: *const u32,
-        pub local: *const u32,
-        pub offsets: *const u64,
-        pub zeros: *const u64,
-        pub keys_out: *mut u32,
-        pub values_out: *mut u32,
-        pub bit: u32,
+        pub keys_in: ref u32,
+        pub values_in: ref u32,
+        pub local: ref u32,
+        pub offsets: ref u64,
+        pub zeros: ref u64,
+        pub keys_out: mut u32,
+        pub values_out: mut u32,
+        pub bit: val u32,
     }
 }
 
@@ -413,9 +434,9 @@ crate::kernel_args! {
     /// Flags listed IDs in a per-ID array: `seen[ids[i]] = 1` where `valid` is null or
     /// `valid[i] != 0`.
     pub struct MarkSeenArgs {
-        pub ids: *const u32,
-        pub valid: *const u32,
-        pub seen: *mut u32,
+        pub ids: ref u32,
+        pub valid: ref u32,
+        pub seen: mut u32,
     }
 }
 
@@ -426,6 +447,10 @@ pub struct MarkSeen;
 
 impl Kernel for MarkSeen {
     type Args = MarkSeenArgs;
+
+    fn max_items(l: &MarkSeenArgs<Lens>) -> Option<usize> {
+        Some(if l.valid == 0 { l.ids } else { l.ids.min(l.valid) })
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &MarkSeenArgs) {
@@ -442,10 +467,10 @@ crate::kernel_args! {
     /// Lists and clears the flagged IDs: `out[pos(i)] = i`, `flags[i] = 0` where
     /// `flags[i] != 0` (`local`/`offsets`: the scan of `flags[i] != 0`).
     pub struct TakeSeenArgs {
-        pub flags: *mut u32,
-        pub local: *const u32,
-        pub offsets: *const u64,
-        pub out: *mut u32,
+        pub flags: mut u32,
+        pub local: ref u32,
+        pub offsets: ref u64,
+        pub out: mut u32,
     }
 }
 
@@ -455,6 +480,10 @@ pub struct TakeSeen;
 
 impl Kernel for TakeSeen {
     type Args = TakeSeenArgs;
+
+    fn max_items(l: &TakeSeenArgs<Lens>) -> Option<usize> {
+        Some(l.flags.min(l.local).min(l.offsets << TILE_SHIFT))
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &TakeSeenArgs) {
@@ -468,12 +497,12 @@ impl Kernel for TakeSeen {
 crate::kernel_args! {
     /// Stable rank sort of `n` (key, value) pairs by `key & mask`.
     pub struct RankSortArgs {
-        pub keys_in: *const u32,
-        pub values_in: *const u32,
-        pub keys_out: *mut u32,
-        pub values_out: *mut u32,
-        pub n: u32,
-        pub mask: u32,
+        pub keys_in: ref u32,
+        pub values_in: ref u32,
+        pub keys_out: mut u32,
+        pub values_out: mut u32,
+        pub n: val u32,
+        pub mask: val u32,
     }
 }
 
@@ -485,6 +514,10 @@ pub struct RankSort;
 
 impl Kernel for RankSort {
     type Args = RankSortArgs;
+
+    fn max_items(l: &RankSortArgs<Lens>) -> Option<usize> {
+        Some((l.n as usize).min(l.keys_in).min(l.values_in).min(l.keys_out).min(l.values_out))
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &RankSortArgs) {
@@ -504,6 +537,14 @@ pub struct SplitScatter;
 
 impl Kernel for SplitScatter {
     type Args = SplitArgs;
+
+    fn max_items(l: &SplitArgs<Lens>) -> Option<usize> {
+        Some(if l.zeros == 0 {
+            0
+        } else {
+            l.keys_in.min(l.values_in).min(l.local).min(l.offsets << TILE_SHIFT).min(l.keys_out).min(l.values_out)
+        })
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &SplitArgs) {

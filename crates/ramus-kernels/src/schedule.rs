@@ -2,6 +2,7 @@
 //! of a level take part in interpolation, averaging and the refinement criterion. Built
 //! on the device after every adapt from a level's ID set by flagging and compaction.
 
+use crate::memory::Lens;
 use core::marker::PhantomData;
 
 use crate::amr::{status, BLOCK_CHILD_HAS_GHOSTS, BLOCK_HAS_GHOSTS};
@@ -32,25 +33,25 @@ kernel_args! {
     /// Arguments of [`FlagBlocks`].
     pub struct FlagArgs {
         /// Blocks to flag (e.g. a level's ID set).
-        pub ids: *const u32,
+        pub ids: ref u32,
         /// Per-block masks of the pool.
-        pub block_mask: *const u32,
+        pub block_mask: ref u32,
         /// Per-block statuses of the pool.
-        pub status: *const i32,
+        pub status: ref i32,
         /// Per-block levels of the pool.
-        pub level: *const i32,
+        pub level: ref i32,
         /// The level [`SELECT_LEVEL`] picks; `2^D` for [`SELECT_COARSENING`].
-        pub level_of: i32,
+        pub level_of: val i32,
         /// First child of each block of the pool ([`SELECT_COARSENING`]).
-        pub child: *const i32,
+        pub child: ref i32,
         /// Marks of the pool ([`SELECT_COARSENING`]).
-        pub mark: *const i32,
+        pub mark: ref i32,
         /// The solver's per-block flags ([`SELECT_OBSTACLE_LEAVES`]; may be null otherwise).
-        pub onb: *const u32,
+        pub onb: ref u32,
         /// One flag per item.
-        pub flags: *mut u32,
+        pub flags: mut u32,
         /// `SELECT_*`.
-        pub select: u32,
+        pub select: val u32,
     }
 }
 
@@ -59,6 +60,10 @@ pub struct FlagBlocks;
 
 impl Kernel for FlagBlocks {
     type Args = FlagArgs;
+
+    fn max_items(l: &FlagArgs<Lens>) -> Option<usize> {
+        Some(l.ids.min(l.flags))
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &FlagArgs) {
@@ -93,11 +98,11 @@ kernel_args! {
     /// Arguments of [`ExpandChildren`].
     pub struct ExpandArgs {
         /// Parent blocks.
-        pub parents: *const u32,
+        pub parents: ref u32,
         /// First child of each block of the pool.
-        pub child: *const i32,
+        pub child: ref i32,
         /// `2^D` children per parent, in parent order.
-        pub out: *mut u32,
+        pub out: mut u32,
     }
 }
 
@@ -107,6 +112,10 @@ pub struct ExpandChildren<D>(PhantomData<D>);
 
 impl<D: Dim> Kernel for ExpandChildren<D> {
     type Args = ExpandArgs;
+
+    fn max_items(l: &ExpandArgs<Lens>) -> Option<usize> {
+        Some((l.parents * D::CHILDREN).min(l.out))
+    }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &ExpandArgs) {

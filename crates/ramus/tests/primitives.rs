@@ -423,6 +423,7 @@ mod cooperative {
 /// radix sort's), run here through the CPU backend.
 #[test]
 fn rank_sort_kernel_is_stable() {
+    use ramus::backend::Views;
     use ramus::kernels::primitives::{RankSort, RankSortArgs};
     let dev = Device::Cpu;
     let mut state = 0x2545_f491_4f6c_dd1du64;
@@ -442,11 +443,11 @@ fn rank_sort_kernel_is_stable() {
         let vb = dev.upload(&values).unwrap();
         let mut ko = dev.zeros::<u32>(n).unwrap();
         let mut vo = dev.zeros::<u32>(n).unwrap();
-        let args = RankSortArgs {
-            keys_in: dev.cptr(&kb).unwrap(),
-            values_in: dev.cptr(&vb).unwrap(),
-            keys_out: dev.ptr(&mut ko).unwrap(),
-            values_out: dev.ptr(&mut vo).unwrap(),
+        let args = RankSortArgs::<Views> {
+            keys_in: kb.view(),
+            values_in: vb.view(),
+            keys_out: ko.view_mut(),
+            values_out: vo.view_mut(),
             n: n as u32,
             mask: 0xffff,
         };
@@ -516,4 +517,47 @@ fn mark_and_take_seen_match_sort_unique() {
             }
         }
     }
+}
+
+/// `Device::launch` refuses, with a named error and before any item runs, a launch whose
+/// item count exceeds what its argument slices hold (`Kernel::max_items`): here a rank sort
+/// of 9 items over slices of 8, and one whose output slice is too short.
+#[test]
+fn launch_refuses_more_items_than_the_slices_hold() {
+    use ramus::backend::{Buffer, Views};
+    use ramus::kernels::primitives::{RankSort, RankSortArgs};
+    let dev = Device::Cpu;
+    let keys = dev.upload(&[3u32, 1, 2, 0, 7, 5, 6, 4]).unwrap();
+    let values = dev.upload(&[0u32; 8]).unwrap();
+    let (mut ko, mut vo) = (dev.zeros::<u32>(8).unwrap(), dev.zeros::<u32>(8).unwrap());
+    fn args<'a>(
+        (keys, values): (&'a Buffer<u32>, &'a Buffer<u32>),
+        ko: &'a mut Buffer<u32>,
+        vo: &'a mut Buffer<u32>,
+        n: u32,
+        out: usize,
+    ) -> RankSortArgs<Views<'a>> {
+        RankSortArgs {
+            keys_in: keys.view(),
+            values_in: values.view(),
+            keys_out: ko.slice_mut(..out).unwrap(),
+            values_out: vo.view_mut(),
+            n,
+            mask: u32::MAX,
+        }
+    }
+    let input = (&keys, &values);
+    // SAFETY: refused before launching (9 > 8 keys; 8 > 7 output slots).
+    let too_many = unsafe { dev.launch::<RankSort>(9, args(input, &mut ko, &mut vo, 9, 8)) };
+    let short_out = unsafe { dev.launch::<RankSort>(8, args(input, &mut ko, &mut vo, 8, 7)) };
+    for e in [too_many, short_out] {
+        match e {
+            Err(ramus::Error::InvalidParameter { field: "launch size", .. }) => {}
+            other => panic!("expected a launch-size error, got {other:?}"),
+        }
+    }
+    assert_eq!(dev.download(&ko).unwrap(), vec![0; 8], "nothing ran");
+    // SAFETY: every slice holds the 8 items.
+    unsafe { dev.launch::<RankSort>(8, args(input, &mut ko, &mut vo, 8, 8)).unwrap() };
+    assert_eq!(dev.download(&ko).unwrap(), (0..8).collect::<Vec<u32>>());
 }

@@ -14,7 +14,7 @@ amr_kernel!(
     /// `N_c`: child `k` of `b` gets level + 1, origin = parent origin + position(k) × block
     /// width on the child level, status `NEW`, parent `b`, no children, no mark. Links and
     /// masks are set in S8.
-    BuildChildren, ListArgs, |i, a| {
+    BuildChildren, ListArgs, items(l) = l.list * D::CHILDREN, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i / D::CHILDREN) as usize;
         let k = i & (D::CHILDREN - 1);
@@ -37,7 +37,7 @@ amr_kernel!(
     /// **Build / Reset Children**, removed children. Item `i` over `list` (blocks to
     /// coarsen) × `N_c`: the child's status becomes `REMOVE` (the per-block flag that S5
     /// uses to pull it from its ID set).
-    MarkRemoved, ListArgs, |i, a| {
+    MarkRemoved, ListArgs, items(l) = l.list * D::CHILDREN, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i / D::CHILDREN) as usize;
         let c = (*p.child.add(b) as usize) + (i & (D::CHILDREN - 1));
@@ -48,7 +48,7 @@ amr_kernel!(
 amr_kernel!(
     /// **Coarsen Blocks in ID Sets**: `out[i] = 1` if ID-set entry `list[i]` is being
     /// removed (status `REMOVE`), for `remove_if`.
-    FlagRemoved, ListArgs, |i, a| {
+    FlagRemoved, ListArgs, items(l) = l.list.min(l.out), |i, a| {
         *a.out.add(i) = (*a.pool.status.add(*a.list.add(i) as usize) == status::REMOVE) as u32;
     }
 );
@@ -58,7 +58,7 @@ amr_kernel!(
     /// (first child `aux[g]`) goes to gap slots `a + (b − 1 − g) N_c ..`, in descending ID
     /// order, so that taking gaps from the end yields group 0 first, each group ascending
     /// and contiguous (what S2 relies on).
-    PushGaps, ListArgs, |i, a| {
+    PushGaps, ListArgs, items(l) = if l.out < l.a.max(0) as usize + l.b.max(0) as usize * D::CHILDREN { 0 } else { l.aux.min(l.b.max(0) as usize) * D::CHILDREN }, |i, a| {
         let nc = D::CHILDREN;
         let g = i / nc;
         let j = i & (nc - 1);
@@ -71,7 +71,7 @@ amr_kernel!(
     /// **Coarsen Blocks in ID Sets**, reset. Item `i` over groups × `N_c`: block
     /// `aux[i / N_c] + i % N_c` returns to the free state of a fresh pool (level −1,
     /// `INACTIVE`, no parent/children, links `N_SKIP`, zero origin and masks).
-    ResetRemoved, ListArgs, |i, a| {
+    ResetRemoved, ListArgs, items(l) = l.aux * D::CHILDREN, |i, a| {
         let p = &a.pool;
         let c = (*a.aux.add(i / D::CHILDREN) as usize) + (i & (D::CHILDREN - 1));
         *p.level.add(c) = -1;
@@ -99,7 +99,7 @@ amr_kernel!(
     /// **Refine Blocks in ID Sets**. Item `i` over (parents `aux[a ..]` of one level) ×
     /// `N_c`: `out[b + i]` = child `i % N_c` of parent `aux[a + i / N_c]` (`out` is the ID
     /// set of the children's level, `b` its current length).
-    AppendChildren, ListArgs, |i, a| {
+    AppendChildren, ListArgs, items(l) = (l.aux.saturating_sub(l.a.max(0) as usize) * D::CHILDREN).min(l.out.saturating_sub(l.b.max(0) as usize)), |i, a| {
         let q = *a.aux.add(a.a as usize + i / D::CHILDREN) as usize;
         let c = *a.pool.child.add(q) as usize + (i & (D::CHILDREN - 1));
         *a.out.add(a.b as usize + i) = c as u32;
@@ -110,7 +110,7 @@ amr_kernel!(
     /// **Finalize Ref. IDs**, refined blocks. Item `i` over the refined blocks: the block
     /// becomes `REFINED` (`REFINED_PERMANENT` if its mark asked for a frozen refinement) and
     /// its new children become leaves.
-    FinalizeRefined, ListArgs, |i, a| {
+    FinalizeRefined, ListArgs, items(l) = l.list, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let frozen = *p.mark.add(b) == MARK_REFINE_FREEZE;
@@ -124,7 +124,7 @@ amr_kernel!(
 
 amr_kernel!(
     /// **Finalize Ref. IDs**, coarsened blocks: leaves again, without children.
-    FinalizeCoarsened, ListArgs, |i, a| {
+    FinalizeCoarsened, ListArgs, items(l) = l.list, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         *p.status.add(b) = status::UNREFINED;
@@ -135,7 +135,7 @@ amr_kernel!(
 amr_kernel!(
     /// Parents of the marked blocks `list`: `out[i] = parent`, `out2[i] = 1` if there is
     /// one (root blocks have none).
-    GatherParents, ListArgs, |i, a| {
+    GatherParents, ListArgs, items(l) = l.list.min(l.out).min(l.out2), |i, a| {
         let q = *a.pool.parent.add(*a.list.add(i) as usize);
         *a.out.add(i) = if q >= 0 { q as u32 } else { 0 };
         *a.out2.add(i) = (q >= 0) as u32;
@@ -148,7 +148,7 @@ amr_kernel!(
     /// (`aux[..b]`, ascending). Only children of map blocks change their ghost layers
     /// (blocks appear or vanish one level below the marked blocks, whose neighbours form
     /// the map), and the children of a block just refined were filled from it.
-    RelinkedParents, ListArgs, |i, a| {
+    RelinkedParents, ListArgs, items(l) = if l.aux < l.b.max(0) as usize { 0 } else { l.list.min(l.out).min(l.out2) }, |i, a| {
         let p = &a.pool;
         let q = *a.list.add(i);
         let mut keep = *p.level.add(q as usize) == a.a && status::has_children(*p.status.add(q as usize));
@@ -176,7 +176,7 @@ amr_kernel!(
     /// first would orphan them), `REFINED` if all children are leaves; permanent blocks
     /// stay permanent. Written to `status` by a second launch ([`super::select::WriteStatus`])
     /// because a parent may also be a child another item reads.
-    BranchStatus, ListArgs, |i, a| {
+    BranchStatus, ListArgs, items(l) = l.list.min(l.out), |i, a| {
         let p = &a.pool;
         let q = *a.list.add(i) as usize;
         let s = *p.status.add(q);

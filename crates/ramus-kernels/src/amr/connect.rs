@@ -41,7 +41,7 @@ unsafe fn link_child(p: &super::args::Pool, n: i32) -> i32 {
 amr_kernel!(
     /// Recomputes `nbr_child` of `list[i]` from its links and the final `child`/`status`
     /// of its neighbours; with `a == 1` also `onb` (any negative link).
-    NeighbourChildren, ListArgs, |i, a| {
+    NeighbourChildren, ListArgs, items(l) = l.list, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let nb = D::NEIGHBORS;
@@ -60,7 +60,7 @@ amr_kernel!(
 amr_kernel!(
     /// Children of the refined blocks of `list`: `out[i N_c + k] = child + k` and
     /// `out2 = 1`, or `out2 = 0` for leaves.
-    GatherChildren, ListArgs, |i, a| {
+    GatherChildren, ListArgs, items(l) = l.list.min(l.out / D::CHILDREN).min(l.out2 / D::CHILDREN), |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let nc = D::CHILDREN;
@@ -81,7 +81,7 @@ amr_kernel!(
     /// plus that child index if it is a child ID; `N_SKIP` if the neighbour is a leaf
     /// (or missing); else the boundary sentinel, passed down. Reads only the parent's
     /// `nbr_child` (a parent may itself be a child whose `nbr` this launch rewrites).
-    ChildLinks, ListArgs, |i, a| {
+    ChildLinks, ListArgs, items(l) = l.list, |i, a| {
         let p = &a.pool;
         let nb = D::NEIGHBORS;
         let y = *a.list.add(i) as usize;
@@ -145,7 +145,7 @@ amr_kernel!(
     /// direction `o`, the cell's layer is the max over crossed axes of its distance
     /// (1-based) to that face/edge/corner; layers 1–2 are ghost cells, 3–4 interface cells;
     /// ghost wins over interface over interior (the codes are ordered that way).
-    CellMasks, ListArgs, |i, a| {
+    CellMasks, ListArgs, items(l) = l.list * D::BLOCK_CELLS, |i, a| {
         let p = &a.pool;
         let nb = D::NEIGHBORS;
         let m = D::BLOCK_CELLS;
@@ -181,7 +181,7 @@ amr_kernel!(
     /// block has a non-interior cell (exactly when one of its links is `N_SKIP`),
     /// [`BLOCK_CHILD_HAS_GHOSTS`] if a child has. Derived from links, not from other
     /// items' masks, so the launch has no read/write overlap.
-    BlockMasks, ListArgs, |i, a| {
+    BlockMasks, ListArgs, items(l) = l.list, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let mut mask = if has_skip::<D>(p, b) { BLOCK_HAS_GHOSTS } else { 0 };

@@ -53,7 +53,7 @@ fn box_d2<D: Dim>(c: &[f64; 6], lo: &[f64; 3], w: f64, far: bool) -> f64 {
 amr_kernel!(
     /// Item `i` over the active blocks `list`: a leaf whose box intersects the region
     /// (positive-volume overlap for boxes) gets `mark`.
-    MarkRegion, MarkArgs, |i, a| {
+    MarkRegion, MarkArgs, items(l) = l.list, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         if *p.status.add(b) != status::UNREFINED {
@@ -101,7 +101,7 @@ amr_kernel!(
     /// distance from the block to the wall faces in the mask `kind`, a block on level `L`
     /// is near if `d < p[0] / 2^L`. Near leaves are marked for refinement (frozen if
     /// `mark == 1`); with freezing, near refined blocks become `REFINED_PERMANENT`.
-    MarkWallDistance, MarkArgs, |i, a| {
+    MarkWallDistance, MarkArgs, items(l) = l.list, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let s = *p.status.add(b);

@@ -24,7 +24,7 @@ amr_kernel!(
     /// `REFINED` (all children leaves, not permanent) and every child is marked
     /// [`MARK_COARSEN`]. Statuses are not touched, so a refused adapt leaves the forest as
     /// it was.
-    Sanitize, ListArgs, |i, a| {
+    Sanitize, ListArgs, items(l) = l.list.min(l.out).min(l.out2), |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let s = *p.status.add(b);
@@ -51,21 +51,21 @@ amr_kernel!(
 
 amr_kernel!(
     /// `status[list[i]] = a` (list IDs distinct).
-    SetStatus, ListArgs, |i, a| {
+    SetStatus, ListArgs, items(l) = l.list, |i, a| {
         *a.pool.status.add(*a.list.add(i) as usize) = a.a;
     }
 );
 
 amr_kernel!(
     /// `status[list[i]] = aux[i]` (list IDs distinct).
-    WriteStatus, ListArgs, |i, a| {
+    WriteStatus, ListArgs, items(l) = l.list.min(l.aux), |i, a| {
         *a.pool.status.add(*a.list.add(i) as usize) = *a.aux.add(i) as i32;
     }
 );
 
 amr_kernel!(
     /// `mark[list[i]] = a` for active blocks (list IDs distinct).
-    SetMark, ListArgs, |i, a| {
+    SetMark, ListArgs, items(l) = l.list, |i, a| {
         let b = *a.list.add(i) as usize;
         if *a.pool.status.add(b) != status::INACTIVE {
             *a.pool.mark.add(b) = a.a;
@@ -75,7 +75,7 @@ amr_kernel!(
 
 amr_kernel!(
     /// `mark[list[i]] = aux[i]` for active blocks (list IDs distinct).
-    WriteMark, ListArgs, |i, a| {
+    WriteMark, ListArgs, items(l) = l.list.min(l.aux), |i, a| {
         let b = *a.list.add(i) as usize;
         if *a.pool.status.add(b) != status::INACTIVE {
             *a.pool.mark.add(b) = *a.aux.add(i) as i32;
@@ -85,21 +85,21 @@ amr_kernel!(
 
 amr_kernel!(
     /// `mark[list[i]] = MARK_NONE`: the marks are consumed by one adapt.
-    ClearMarks, ListArgs, |i, a| {
+    ClearMarks, ListArgs, items(l) = l.list, |i, a| {
         *a.pool.mark.add(*a.list.add(i) as usize) = MARK_NONE;
     }
 );
 
 amr_kernel!(
     /// `out[i] = 1` if `list[i]` is a leaf, else 0.
-    FlagLeaves, ListArgs, |i, a| {
+    FlagLeaves, ListArgs, items(l) = l.list.min(l.out), |i, a| {
         *a.out.add(i) = (*a.pool.status.add(*a.list.add(i) as usize) == status::UNREFINED) as u32;
     }
 );
 
 amr_kernel!(
     /// Leaf geometry for the host: `out[4i..4i+4] = (level, origin)` of `list[i]`.
-    Geometry, ListArgs, |i, a| {
+    Geometry, ListArgs, items(l) = l.list.min(l.out / 4), |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         *a.out.add(4 * i) = *p.level.add(b) as u32;
@@ -114,7 +114,7 @@ amr_kernel!(
     /// `3^D` links (the centre one is the block itself) to `out[i 3^D + k]`, with
     /// `out2 = 1` for valid IDs and 0 for sentinels (compacted, sorted and made unique by
     /// the host with the primitives).
-    GatherNeighbours, ListArgs, |i, a| {
+    GatherNeighbours, ListArgs, items(l) = l.list.min(l.out / D::NEIGHBORS).min(l.out2 / D::NEIGHBORS), |i, a| {
         let b = *a.list.add(i) as usize;
         let nb = D::NEIGHBORS;
         for k in 0..nb {
@@ -130,7 +130,7 @@ amr_kernel!(
     /// `child[list[i]]` = its first child, `aux[a − 1 − i N_c]` where `aux` is the gap set
     /// and `a` its length: gaps are taken from the end (smallest free IDs first), and each
     /// group of `N_c` read backwards is contiguous and ascending.
-    AssignChildren, ListArgs, |i, a| {
+    AssignChildren, ListArgs, items(l) = l.list.min(l.aux.min(l.a.max(0) as usize).div_ceil(D::CHILDREN)), |i, a| {
         let b = *a.list.add(i) as usize;
         *a.pool.child.add(b) = *a.aux.add(a.a as usize - 1 - i * D::CHILDREN) as i32;
     }
@@ -140,7 +140,7 @@ amr_kernel!(
     /// **Map Gaps to Marked Blocks**, connectivity. Item `i` over the minimal map: every
     /// link to a block marked for refinement gets `nbr_child` = that block's new first
     /// child. Writes only the item's own `nbr_child` row.
-    MapRefinedNeighbours, ListArgs, |i, a| {
+    MapRefinedNeighbours, ListArgs, items(l) = l.list, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let nb = D::NEIGHBORS;
@@ -159,7 +159,7 @@ amr_kernel!(
     /// itself included — has or will get children, which would then touch a block two
     /// levels coarser). If any child violates, the block reverts to `REFINED` and
     /// `out[i] = 0`; else `out[i] = 1`.
-    CheckCoarsen, ListArgs, |i, a| {
+    CheckCoarsen, ListArgs, items(l) = l.list.min(l.out), |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let c = *p.child.add(b) as usize;
@@ -181,7 +181,7 @@ amr_kernel!(
     /// records that the block loses its children (`nbr_child` toward it = `NO_CHILD`). Two
     /// items never write the same entry: the entry of neighbour `n` in direction `d` names
     /// the single block `nbr[n][d]`.
-    UnmapCoarsened, ListArgs, |i, a| {
+    UnmapCoarsened, ListArgs, items(l) = l.list, |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         let nb = D::NEIGHBORS;
@@ -198,7 +198,7 @@ amr_kernel!(
 amr_kernel!(
     /// Sort keys by level: `out[i] = level[list[i]] + 1` (the level of the children) and
     /// `out2[i] = child[list[i]]` if `a == 1`, else `list[i]`.
-    LevelKeys, ListArgs, |i, a| {
+    LevelKeys, ListArgs, items(l) = l.list.min(l.out).min(l.out2), |i, a| {
         let p = &a.pool;
         let b = *a.list.add(i) as usize;
         *a.out.add(i) = (*p.level.add(b) + 1) as u32;
@@ -210,7 +210,7 @@ amr_kernel!(
     /// Item `l` (`0 ..= MAX_LEVELS`): `out[l]` = first index of `aux[0..a]` (ascending
     /// keys) with key `≥ l`, by binary search. Differences of consecutive entries are the
     /// per-level counts.
-    LevelOffsets, ListArgs, |i, a| {
+    LevelOffsets, ListArgs, items(l) = if l.aux < l.a.max(0) as usize { 0 } else { l.out }, |i, a| {
         let (mut lo, mut hi) = (0usize, a.a as usize);
         while lo < hi {
             let mid = (lo + hi) >> 1;

@@ -25,11 +25,11 @@ use ramus_kernels::amr::select::{
 use ramus_kernels::amr::status;
 use ramus_kernels::Dim;
 
-use super::workspace::{ensure, key_bits, AdaptWorkspace};
+use super::workspace::{ensure, key_bits, list_args, run, AdaptWorkspace};
 use super::{metadata_bytes_per_block, Mesh};
 use crate::backend::primitives as prim;
 use crate::backend::stopwatch::Stopwatch;
-use crate::backend::{Buffer, Device};
+use crate::backend::{Buffer, Device, DeviceSlice};
 use crate::error::{Error, Result};
 
 /// Names of the timed steps, in order (paper: Preparation, then steps 1–8).
@@ -142,11 +142,11 @@ impl<D: Dim> Mesh<D> {
         let n_act = self.gather_active(ws)?;
         ensure(&dev, &mut ws.flags, n_act)?;
         ensure(&dev, &mut ws.coarsen_flags, n_act)?;
-        let mut a = self.args(dev.cptr(&ws.active)?)?;
-        a.out = dev.ptr(&mut ws.flags)?;
-        a.out2 = dev.ptr(&mut ws.coarsen_flags)?;
+        let mut a = list_args!(self, ws.active.view());
+        a.out = ws.flags.view_mut();
+        a.out2 = ws.coarsen_flags.view_mut();
         a.a = self.spec.max_levels as i32;
-        self.run::<Sanitize<D>>(n_act, a)?;
+        run::<Sanitize<D>>(&dev, n_act, a)?;
         // The flagged IDs in ascending order (children are assigned in this order in S2,
         // independent of ID-set order), both counts left on the device: one read-back.
         // Every active ID is below the high-water mark.
@@ -203,10 +203,10 @@ impl<D: Dim> Mesh<D> {
         let n_k = n.marked();
         ensure(&dev, &mut ws.gathered, n_k * D::NEIGHBORS)?;
         ensure(&dev, &mut ws.gathered_valid, n_k * D::NEIGHBORS)?;
-        let mut a = self.args(dev.cptr(&ws.marked)?)?;
-        a.out = dev.ptr(&mut ws.gathered)?;
-        a.out2 = dev.ptr(&mut ws.gathered_valid)?;
-        self.run::<GatherNeighbours<D>>(n_k, a)?;
+        let mut a = list_args!(self, ws.marked.view());
+        a.out = ws.gathered.view_mut();
+        a.out2 = ws.gathered_valid.view_mut();
+        run::<GatherNeighbours<D>>(&dev, n_k, a)?;
         // SAFETY: the gathered neighbours are active blocks (invalid links are flagged off
         // in `gathered_valid`), below `high_water`, which `ws.seen` holds.
         n.map = unsafe { distinct(&dev, ws, n_k * D::NEIGHBORS, 0, n.high_water, Target::Map)? };
@@ -218,13 +218,13 @@ impl<D: Dim> Mesh<D> {
     fn map_gaps_to_marked_blocks(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
         if n.refine > 0 {
-            let gaps = dev.cptr(&self.gaps)?;
-            let mut a = self.args(dev.cptr(&ws.to_refine)?)?;
+            let gaps = self.gaps.view();
+            let mut a = list_args!(self, ws.to_refine.view());
             a.aux = gaps;
             a.a = self.gap_count as i32;
-            self.run::<AssignChildren<D>>(n.refine, a)?;
-            let a = self.args(dev.cptr(&ws.map)?)?;
-            self.run::<MapRefinedNeighbours<D>>(n.map, a)?;
+            run::<AssignChildren<D>>(&dev, n.refine, a)?;
+            let a = list_args!(self, ws.map.view());
+            run::<MapRefinedNeighbours<D>>(&dev, n.map, a)?;
         }
         self.high_water = n.high_water;
         Ok(())
@@ -235,14 +235,14 @@ impl<D: Dim> Mesh<D> {
     fn enforce_balance(&mut self, ws: &mut AdaptWorkspace, n: &mut Counts) -> Result<()> {
         let dev = self.device.clone();
         if n.coarsen > 0 {
-            let mut a = self.args(dev.cptr(&ws.to_coarsen)?)?;
-            a.out = dev.ptr(&mut ws.flags)?;
-            self.run::<CheckCoarsen<D>>(n.coarsen, a)?;
+            let mut a = list_args!(self, ws.to_coarsen.view());
+            a.out = ws.flags.view_mut();
+            run::<CheckCoarsen<D>>(&dev, n.coarsen, a)?;
             ensure(&dev, &mut ws.coarsened, n.coarsen)?;
             n.coarsened =
                 prim::compact(&dev, &mut ws.scratch, &ws.flags, &ws.to_coarsen, n.coarsen, &mut ws.coarsened)?;
-            let a = self.args(dev.cptr(&ws.coarsened)?)?;
-            self.run::<UnmapCoarsened<D>>(n.coarsened, a)?;
+            let a = list_args!(self, ws.coarsened.view());
+            run::<UnmapCoarsened<D>>(&dev, n.coarsened, a)?;
         }
         Ok(())
     }
@@ -251,10 +251,10 @@ impl<D: Dim> Mesh<D> {
     /// blocks marked for removal.
     fn build_children(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
-        let a = self.args(dev.cptr(&ws.to_refine)?)?;
-        self.run::<BuildChildren<D>>(n.refine * D::CHILDREN, a)?;
-        let a = self.args(dev.cptr(&ws.coarsened)?)?;
-        self.run::<MarkRemoved<D>>(n.coarsened * D::CHILDREN, a)
+        let a = list_args!(self, ws.to_refine.view());
+        run::<BuildChildren<D>>(&dev, n.refine * D::CHILDREN, a)?;
+        let a = list_args!(self, ws.coarsened.view());
+        run::<MarkRemoved<D>>(&dev, n.coarsened * D::CHILDREN, a)
     }
 
     /// S5 Coarsen Blocks in ID Sets: the children of coarsened blocks leave their level's
@@ -271,9 +271,9 @@ impl<D: Dim> Mesh<D> {
                 if cnt > 0 {
                     let m = self.id_counts[l];
                     ensure(&dev, &mut ws.flags, m)?;
-                    let mut a = self.args(dev.cptr(&self.id_sets[l])?)?;
-                    a.out = dev.ptr(&mut ws.flags)?;
-                    self.run::<FlagRemoved<D>>(m, a)?;
+                    let mut a = list_args!(self, self.id_sets[l].view());
+                    a.out = ws.flags.view_mut();
+                    run::<FlagRemoved<D>>(&dev, m, a)?;
                     // The children of the `cnt` coarsened blocks leave: the new count is
                     // known, so the one left on the device (slot 0) is not read.
                     prim::remove_if_deferred(
@@ -288,16 +288,16 @@ impl<D: Dim> Mesh<D> {
                     self.id_counts[l] = m - cnt * nc;
                 }
             }
-            let gaps = dev.ptr(&mut self.gaps)?;
-            let mut a = self.args(std::ptr::null())?;
-            a.aux = dev.cptr(&ws.vals)?;
+            let gaps = self.gaps.view_mut();
+            let mut a = list_args!(self, DeviceSlice::none());
+            a.aux = ws.vals.view();
             a.out = gaps;
             a.a = base as i32;
             a.b = n.coarsened as i32;
-            self.run::<PushGaps<D>>(n.coarsened * nc, a)?;
-            let mut a = self.args(std::ptr::null())?;
-            a.aux = dev.cptr(&ws.vals)?;
-            self.run::<ResetRemoved<D>>(n.coarsened * nc, a)?;
+            run::<PushGaps<D>>(&dev, n.coarsened * nc, a)?;
+            let mut a = list_args!(self, DeviceSlice::none());
+            a.aux = ws.vals.view();
+            run::<ResetRemoved<D>>(&dev, n.coarsened * nc, a)?;
         }
         self.gap_count = base + n.coarsened * nc;
         Ok(())
@@ -311,13 +311,13 @@ impl<D: Dim> Mesh<D> {
         for l in 1..self.spec.max_levels {
             let cnt = off_r[l + 1] - off_r[l];
             if cnt > 0 {
-                let ids = dev.ptr(&mut self.id_sets[l])?;
-                let mut a = self.args(std::ptr::null())?;
-                a.aux = dev.cptr(&ws.refined)?;
+                let ids = self.id_sets[l].view_mut();
+                let mut a = list_args!(self, DeviceSlice::none());
+                a.aux = ws.refined.view();
                 a.out = ids;
                 a.a = off_r[l] as i32;
                 a.b = self.id_counts[l] as i32;
-                self.run::<AppendChildren<D>>(cnt * nc, a)?;
+                run::<AppendChildren<D>>(&dev, cnt * nc, a)?;
                 self.id_counts[l] += cnt * nc;
             }
         }
@@ -328,23 +328,23 @@ impl<D: Dim> Mesh<D> {
     /// branch/leaf statuses of the marked blocks' parents.
     fn finalize_ids(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
-        let a = self.args(dev.cptr(&ws.to_refine)?)?;
-        self.run::<FinalizeRefined<D>>(n.refine, a)?;
-        let a = self.args(dev.cptr(&ws.coarsened)?)?;
-        self.run::<FinalizeCoarsened<D>>(n.coarsened, a)?;
-        let mut a = self.args(dev.cptr(&ws.marked)?)?;
-        a.out = dev.ptr(&mut ws.gathered)?;
-        a.out2 = dev.ptr(&mut ws.gathered_valid)?;
-        self.run::<GatherParents<D>>(n.marked(), a)?;
+        let a = list_args!(self, ws.to_refine.view());
+        run::<FinalizeRefined<D>>(&dev, n.refine, a)?;
+        let a = list_args!(self, ws.coarsened.view());
+        run::<FinalizeCoarsened<D>>(&dev, n.coarsened, a)?;
+        let mut a = list_args!(self, ws.marked.view());
+        a.out = ws.gathered.view_mut();
+        a.out2 = ws.gathered_valid.view_mut();
+        run::<GatherParents<D>>(&dev, n.marked(), a)?;
         // SAFETY: the parents of marked blocks are active, below `high_water` (`ws.seen`
         // holds that many flags).
         let n_p = unsafe { distinct(&dev, ws, n.marked(), 0, n.high_water, Target::Set)? };
-        let mut a = self.args(dev.cptr(&ws.set)?)?;
-        a.out = dev.ptr(&mut ws.gathered)?;
-        self.run::<BranchStatus<D>>(n_p, a)?;
-        let mut a = self.args(dev.cptr(&ws.set)?)?;
-        a.aux = dev.cptr(&ws.gathered)?;
-        self.run::<WriteStatus<D>>(n_p, a)
+        let mut a = list_args!(self, ws.set.view());
+        a.out = ws.gathered.view_mut();
+        run::<BranchStatus<D>>(&dev, n_p, a)?;
+        let mut a = list_args!(self, ws.set.view());
+        a.aux = ws.gathered.view();
+        run::<WriteStatus<D>>(&dev, n_p, a)
     }
 
     /// S8 Update Connectivity and Designate Ghosts: `nbr_child` of the map, then links and
@@ -352,14 +352,14 @@ impl<D: Dim> Mesh<D> {
     fn update_connectivity(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
         let nc = D::CHILDREN;
-        let a = self.args(dev.cptr(&ws.map)?)?;
-        self.run::<NeighbourChildren<D>>(n.map, a)?;
+        let a = list_args!(self, ws.map.view());
+        run::<NeighbourChildren<D>>(&dev, n.map, a)?;
         ensure(&dev, &mut ws.gathered, n.map * nc)?;
         ensure(&dev, &mut ws.gathered_valid, n.map * nc)?;
-        let mut a = self.args(dev.cptr(&ws.map)?)?;
-        a.out = dev.ptr(&mut ws.gathered)?;
-        a.out2 = dev.ptr(&mut ws.gathered_valid)?;
-        self.run::<GatherChildren<D>>(n.map, a)?;
+        let mut a = list_args!(self, ws.map.view());
+        a.out = ws.gathered.view_mut();
+        a.out2 = ws.gathered_valid.view_mut();
+        run::<GatherChildren<D>>(&dev, n.map, a)?;
         // The map and the children of its refined blocks, sorted and distinct. Links are
         // recomputed for all of them from their parents' `nbr_child`, which is current
         // (untouched, or refreshed just above for map blocks): for blocks whose links did
@@ -370,15 +370,15 @@ impl<D: Dim> Mesh<D> {
             prim::mark_seen(&dev, &mut ws.seen, &ws.map, None, n.map)?;
             distinct(&dev, ws, n.map * nc, n.map, n.high_water, Target::Set)?
         };
-        let a = self.args(dev.cptr(&ws.set)?)?;
-        self.run::<ChildLinks<D>>(n_s, a)?;
-        let mut a = self.args(dev.cptr(&ws.set)?)?;
+        let a = list_args!(self, ws.set.view());
+        run::<ChildLinks<D>>(&dev, n_s, a)?;
+        let mut a = list_args!(self, ws.set.view());
         a.a = 1;
-        self.run::<NeighbourChildren<D>>(n_s, a)?;
-        let a = self.args(dev.cptr(&ws.set)?)?;
-        self.run::<CellMasks<D>>(n_s * D::BLOCK_CELLS, a)?;
-        let a = self.args(dev.cptr(&ws.set)?)?;
-        self.run::<BlockMasks<D>>(n_s, a)?;
+        run::<NeighbourChildren<D>>(&dev, n_s, a)?;
+        let a = list_args!(self, ws.set.view());
+        run::<CellMasks<D>>(&dev, n_s * D::BLOCK_CELLS, a)?;
+        let a = list_args!(self, ws.set.view());
+        run::<BlockMasks<D>>(&dev, n_s, a)?;
         self.clear_marks(ws, n.active)?;
         ws.relinked = n.map;
         ws.n_refined = n.refine;
@@ -405,13 +405,13 @@ impl<D: Dim> Mesh<D> {
         ensure(&dev, &mut ws.gathered, n)?;
         ensure(&dev, &mut ws.gathered_valid, n)?;
         for l in 0..levels {
-            let mut a = self.args(dev.cptr(&ws.map)?)?;
-            a.aux = dev.cptr(&ws.to_refine)?;
-            a.out = dev.ptr(&mut ws.gathered)?;
-            a.out2 = dev.ptr(&mut ws.gathered_valid)?;
+            let mut a = list_args!(self, ws.map.view());
+            a.aux = ws.to_refine.view();
+            a.out = ws.gathered.view_mut();
+            a.out2 = ws.gathered_valid.view_mut();
             a.a = l as i32;
             a.b = ws.n_refined as i32;
-            self.run::<RelinkedParents<D>>(n, a)?;
+            run::<RelinkedParents<D>>(&dev, n, a)?;
             ensure(&dev, &mut ws.parents_by_level[l], n)?;
             let out = &mut ws.parents_by_level[l];
             prim::compact_deferred(
@@ -430,18 +430,17 @@ impl<D: Dim> Mesh<D> {
 
     /// Sets status `s` on the first `n` blocks of `list` (an error if it holds fewer).
     fn set_status(&mut self, list: &Buffer<u32>, n: usize, s: i32) -> Result<()> {
-        if n > list.len() {
-            return Err(Error::invalid("status list", n, format!("at most the list's {} blocks", list.len())));
-        }
-        let mut a = self.args(self.device.cptr(list)?)?;
+        let dev = self.device.clone();
+        let mut a = list_args!(self, list.view());
         a.a = s;
-        self.run::<SetStatus<D>>(n, a)
+        run::<SetStatus<D>>(&dev, n, a)
     }
 
     /// Clears the marks of the (pre-adapt) active blocks listed in `ws.active`.
     fn clear_marks(&mut self, ws: &AdaptWorkspace, n_act: usize) -> Result<()> {
-        let a = self.args(self.device.cptr(&ws.active)?)?;
-        self.run::<ClearMarks<D>>(n_act, a)
+        let dev = self.device.clone();
+        let a = list_args!(self, ws.active.view());
+        run::<ClearMarks<D>>(&dev, n_act, a)
     }
 
     /// Groups blocks by the level of their children, keeping their order within a level
@@ -457,17 +456,17 @@ impl<D: Dim> Mesh<D> {
             ensure(&dev, &mut ws.keys, n)?;
             let (list, vals) = if coarsen { (&ws.coarsened, &mut ws.vals) } else { (&ws.to_refine, &mut ws.refined) };
             ensure(&dev, vals, n)?;
-            let mut a = self.args(dev.cptr(list)?)?;
-            a.out = dev.ptr(&mut ws.keys)?;
-            a.out2 = dev.ptr(vals)?;
+            let mut a = list_args!(self, list.view());
+            a.out = ws.keys.view_mut();
+            a.out2 = vals.view_mut();
             a.a = coarsen as i32;
-            self.run::<LevelKeys<D>>(n, a)?;
+            run::<LevelKeys<D>>(&dev, n, a)?;
             prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.keys, vals, n, level_bits)?;
-            let mut a = self.args(std::ptr::null())?;
-            a.aux = dev.cptr(&ws.keys)?;
-            a.out = dev.ptr(&mut ws.off)?.wrapping_add(if coarsen { 0 } else { m });
+            let mut a = list_args!(self, DeviceSlice::none());
+            a.aux = ws.keys.view();
+            a.out = ws.off.slice_mut(if coarsen { 0 } else { m }..)?;
             a.a = n as i32;
-            self.run::<LevelOffsets<D>>(m, a)?;
+            run::<LevelOffsets<D>>(&dev, m, a)?;
         }
         let off: Vec<usize> = dev.read(&ws.off, 0..2 * m)?.into_iter().map(|x| x as usize).collect();
         Ok((off[..m].to_vec(), off[m..].to_vec()))

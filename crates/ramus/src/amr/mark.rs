@@ -14,7 +14,7 @@ use ramus_kernels::amr::units;
 use ramus_kernels::obstacle::{MarkObstacleDistance, ObstacleMarkArgs, Shapes};
 use ramus_kernels::Dim;
 
-use super::workspace::{ensure, AdaptWorkspace};
+use super::workspace::{ensure, list_args, pool_views, run, AdaptWorkspace};
 use super::{Mark, Mesh};
 use crate::backend::primitives as prim;
 use crate::config::Face;
@@ -73,10 +73,11 @@ impl<D: Dim> Mesh<D> {
         }
         // IDs never handed out are inactive (and may not hold their free state yet).
         ids.retain(|&b| (b as usize) < self.high_water);
-        let buf = self.device.upload(&ids)?;
-        let mut a = self.args(self.device.cptr(&buf)?)?;
+        let dev = self.device.clone();
+        let buf = dev.upload(&ids)?;
+        let mut a = list_args!(self, buf.view());
         a.a = mark.code();
-        self.run::<SetMark<D>>(ids.len(), a)?;
+        run::<SetMark<D>>(&dev, ids.len(), a)?;
         self.device.synchronize()
     }
 
@@ -121,8 +122,8 @@ impl<D: Dim> Mesh<D> {
         let mut ws = AdaptWorkspace::new(&dev)?;
         let n = self.gather_active(&mut ws)?;
         let args = ObstacleMarkArgs {
-            pool: self.pool()?,
-            list: dev.cptr(&ws.active)?,
+            pool: pool_views!(self),
+            list: ws.active.view(),
             shapes: *shapes,
             distance,
             freeze: freeze as u32,
@@ -142,11 +143,12 @@ impl<D: Dim> Mesh<D> {
             marks.push(f(*g).code() as u32);
         }
         let ids: Vec<u32> = leaves.iter().map(|g| g.id).collect();
-        let ids = self.device.upload(&ids)?;
-        let marks = self.device.upload(&marks)?;
-        let mut a = self.args(self.device.cptr(&ids)?)?;
-        a.aux = self.device.cptr(&marks)?;
-        self.run::<WriteMark<D>>(leaves.len(), a)?;
+        let dev = self.device.clone();
+        let ids = dev.upload(&ids)?;
+        let marks = dev.upload(&marks)?;
+        let mut a = list_args!(self, ids.view());
+        a.aux = marks.view();
+        run::<WriteMark<D>>(&dev, leaves.len(), a)?;
         self.device.synchronize()
     }
 
@@ -174,9 +176,9 @@ impl<D: Dim> Mesh<D> {
         let mut ws = AdaptWorkspace::new(&dev)?;
         let n = self.leaves_into(&mut ws)?;
         ensure(&dev, &mut ws.gathered, 4 * n)?;
-        let mut a = self.args(dev.cptr(&ws.to_refine)?)?;
-        a.out = dev.ptr(&mut ws.gathered)?;
-        self.run::<Geometry<D>>(n, a)?;
+        let mut a = list_args!(self, ws.to_refine.view());
+        a.out = ws.gathered.view_mut();
+        run::<Geometry<D>>(&dev, n, a)?;
         let ids = dev.read(&ws.to_refine, 0..n)?;
         let raw = dev.read(&ws.gathered, 0..4 * n)?;
         let s = 1.0 / units::ROOT_CELL as f64;
@@ -203,9 +205,9 @@ impl<D: Dim> Mesh<D> {
         let n = self.gather_active(ws)?;
         ensure(&dev, &mut ws.flags, n)?;
         ensure(&dev, &mut ws.to_refine, n)?;
-        let mut a = self.args(dev.cptr(&ws.active)?)?;
-        a.out = dev.ptr(&mut ws.flags)?;
-        self.run::<FlagLeaves<D>>(n, a)?;
+        let mut a = list_args!(self, ws.active.view());
+        a.out = ws.flags.view_mut();
+        run::<FlagLeaves<D>>(&dev, n, a)?;
         prim::compact(&dev, &mut ws.scratch, &ws.flags, &ws.active, n, &mut ws.to_refine)
     }
 
@@ -219,7 +221,7 @@ impl<D: Dim> Mesh<D> {
         let dev = self.device.clone();
         let mut ws = AdaptWorkspace::new(&dev)?;
         let n = self.gather_active(&mut ws)?;
-        let args = MarkArgs { pool: self.pool()?, list: dev.cptr(&ws.active)?, kind, mark, p };
+        let args = MarkArgs { pool: pool_views!(self), list: ws.active.view(), kind, mark, p };
         // SAFETY: the pool arrays hold `capacity` blocks and `ws.active` the `n` active
         // IDs; both outlive the synchronisation below.
         unsafe { dev.launch::<K>(n, args)? };

@@ -6,7 +6,7 @@ use ramus_kernels::Dim;
 
 use super::RootGrid;
 use crate::backend::memory::check_host_memory;
-use crate::backend::{Buffer, Device, Elem};
+use crate::backend::{Buffer, Device, DeviceSlice, DeviceSliceMut, Elem};
 use crate::config::Boundary;
 use crate::error::{Error, Result};
 
@@ -267,6 +267,15 @@ pub struct PoolArrays<'a> {
     pub cell_mask: &'a Buffer<u8>,
 }
 
+/// The mesh as a criterion kernel sees it ([`Mesh::marking_views`]).
+pub(crate) struct MarkingViews<'a> {
+    pub mark: DeviceSliceMut<'a, i32>,
+    pub status: DeviceSlice<'a, i32>,
+    pub nbr: DeviceSlice<'a, i32>,
+    pub onb: DeviceSlice<'a, u32>,
+    pub id_sets: &'a [Buffer<u32>],
+}
+
 /// Metadata bytes per block of the pool (ID sets included).
 pub fn metadata_bytes_per_block<D: Dim>(max_levels: usize) -> usize {
     4 * (7 + 3 + 2 * D::NEIGHBORS + max_levels + 1) + D::BLOCK_CELLS
@@ -449,9 +458,16 @@ impl<D: Dim> Mesh<D> {
         }
     }
 
-    /// The marks, for the criteria that write them on the device.
-    pub(crate) fn marks_mut(&mut self) -> &mut Buffer<i32> {
-        &mut self.mark
+    /// What a criterion kernel needs of the mesh: the marks to write, and the statuses,
+    /// links, boundary flags and ID sets it reads.
+    pub(crate) fn marking_views(&mut self) -> MarkingViews<'_> {
+        MarkingViews {
+            mark: self.mark.view_mut(),
+            status: self.status.view(),
+            nbr: self.nbr.view(),
+            onb: self.onb.view(),
+            id_sets: &self.id_sets,
+        }
     }
 
     /// The ID set of every level (level `l`'s active IDs are the first

@@ -1,14 +1,14 @@
 //! Device temporaries of `adapt` and the marking functions, and the launch plumbing they
 //! share.
 
-use ramus_kernels::amr::args::{ListArgs, Pool};
+use ramus_kernels::amr::args::ListArgs;
 use ramus_kernels::launch::Kernel;
 use ramus_kernels::registry::Entry;
 use ramus_kernels::Dim;
 
 use super::Mesh;
 use crate::backend::primitives::Scratch;
-use crate::backend::{Backend, Buffer, Device};
+use crate::backend::{Backend, Buffer, Device, Views};
 use crate::error::Result;
 
 /// Reusable device temporaries of [`Mesh::adapt_with`]: keep one alive across adapts to
@@ -139,47 +139,55 @@ pub(crate) fn key_bits(n: usize) -> u32 {
     (usize::BITS - n.leading_zeros()).clamp(1, 32)
 }
 
-impl<D: Dim> Mesh<D> {
-    /// Pointers to every pool array, for one launch.
-    pub(crate) fn pool(&mut self) -> Result<Pool> {
-        let d = &self.device;
-        Ok(Pool {
-            level: d.ptr(&mut self.level)?,
-            origin: d.ptr(&mut self.origin)?,
-            status: d.ptr(&mut self.status)?,
-            mark: d.ptr(&mut self.mark)?,
-            parent: d.ptr(&mut self.parent)?,
-            child: d.ptr(&mut self.child)?,
-            nbr: d.ptr(&mut self.nbr)?,
-            nbr_child: d.ptr(&mut self.nbr_child)?,
-            onb: d.ptr(&mut self.onb)?,
-            block_mask: d.ptr(&mut self.block_mask)?,
-            cell_mask: d.ptr(&mut self.cell_mask)?,
-        })
-    }
+/// Views of every pool array of a mesh (`$m`), for one launch. A macro, not a method, so
+/// that the borrow is of the pool's fields only: the same launch may take other fields of
+/// the mesh (the gap set, an ID set) as further arguments.
+macro_rules! pool_views {
+    ($m:expr) => {
+        ramus_kernels::amr::args::Pool {
+            level: $m.level.view_mut(),
+            origin: $m.origin.view_mut(),
+            status: $m.status.view_mut(),
+            mark: $m.mark.view_mut(),
+            parent: $m.parent.view_mut(),
+            child: $m.child.view_mut(),
+            nbr: $m.nbr.view_mut(),
+            nbr_child: $m.nbr_child.view_mut(),
+            onb: $m.onb.view_mut(),
+            block_mask: $m.block_mask.view_mut(),
+            cell_mask: $m.cell_mask.view_mut(),
+        }
+    };
+}
+pub(crate) use pool_views;
 
-    /// List-kernel arguments with the pool and `list`, other slots empty.
-    pub(crate) fn args(&mut self, list: *const u32) -> Result<ListArgs> {
-        Ok(ListArgs {
-            pool: self.pool()?,
-            list,
-            aux: std::ptr::null(),
-            out: std::ptr::null_mut(),
-            out2: std::ptr::null_mut(),
+/// List-kernel arguments with the pool of mesh `$m` and the block list `$list` (a
+/// [`crate::backend::DeviceSlice`]), the other slots empty.
+macro_rules! list_args {
+    ($m:expr, $list:expr) => {
+        ramus_kernels::amr::args::ListArgs::<crate::backend::Views<'_>> {
+            pool: crate::amr::workspace::pool_views!($m),
+            list: $list,
+            aux: crate::backend::DeviceSlice::none(),
+            out: crate::backend::DeviceSliceMut::none(),
+            out2: crate::backend::DeviceSliceMut::none(),
             a: 0,
             b: 0,
-        })
-    }
+        }
+    };
+}
+pub(crate) use list_args;
 
-    /// Runs `n` items of the AMR kernel `K` (instantiated for `D` by the caller).
-    pub(crate) fn run<K: Kernel<Args = ListArgs> + Entry>(&self, n: usize, args: ListArgs) -> Result<()> {
-        // SAFETY: `args` points into the pool (sized for `capacity` blocks) and into
-        // workspace buffers the caller sized for `n` items; all are alive until the next
-        // synchronising call, since `adapt` and the marking functions hold `&mut self`
-        // and the workspace for their whole run.
-        unsafe { self.device.launch::<K>(n, args) }
-    }
+/// Runs `n` items of the AMR kernel `K` (instantiated for the mesh's dimension by the
+/// caller) on `dev`.
+pub(crate) fn run<K: Kernel<Args = ListArgs> + Entry>(dev: &Device, n: usize, args: ListArgs<Views<'_>>) -> Result<()> {
+    // SAFETY: the pool arrays hold `capacity` blocks and every ID the AMR kernels follow
+    // (list entries, links) is an ID of the pool, by the forest's invariants
+    // (`crate::amr::check`); the lists' lengths are checked against `n` by the launch.
+    unsafe { dev.launch::<K>(n, args) }
+}
 
+impl<D: Dim> Mesh<D> {
     /// Concatenates the ID sets into `ws.active`; returns the number of active blocks.
     pub(crate) fn gather_active(&self, ws: &mut AdaptWorkspace) -> Result<usize> {
         let n: usize = self.id_counts.iter().sum();

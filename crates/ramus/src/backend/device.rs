@@ -16,10 +16,12 @@ use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
 
 use ramus_kernels::launch::Kernel;
+use ramus_kernels::memory::{Family, Rebuild};
 use ramus_kernels::registry::Entry;
 
 use super::cuda::{driver_error, kernels_ptx, open_context};
 use super::memory::{bytes_of, try_to_vec, try_zeroed};
+use super::slice::{ToLens, ToRaw, Views};
 use super::Backend;
 use crate::error::{Error, Result};
 
@@ -295,36 +297,19 @@ impl Device {
         }
     }
 
-    /// Address of the buffer for a kernel that writes it. An error for a non-empty buffer
-    /// of another device (its address would mean nothing to this device's kernels); an
-    /// empty buffer of either side gives a null address, which no item may dereference.
-    pub fn ptr<T: Elem>(&self, buf: &mut Buffer<T>) -> Result<*mut T> {
-        match (self, buf) {
-            (Device::Cpu, Buffer::Host(v)) => Ok(v.as_mut_ptr()),
-            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => Ok(slice.device_ptr(&c.stream).0 as usize as *mut T),
-            (_, b) if b.is_empty() => Ok(std::ptr::null_mut()),
-            _ => Err(mismatch()),
-        }
-    }
-
-    /// Address of the buffer for a kernel that only reads it (as [`Self::ptr`]).
-    pub fn cptr<T: Elem>(&self, buf: &Buffer<T>) -> Result<*const T> {
-        match (self, buf) {
-            (Device::Cpu, Buffer::Host(v)) => Ok(v.as_ptr()),
-            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => Ok(slice.device_ptr(&c.stream).0 as usize as *const T),
-            (_, b) if b.is_empty() => Ok(std::ptr::null()),
-            _ => Err(mismatch()),
-        }
-    }
-
     /// Runs items `0..n` of kernel `K` (on CUDA: its registered entry point, which must not
-    /// be cooperative; see [`Self::launch_cta`]).
+    /// be cooperative; see [`Self::launch_cta`]), with arguments built from device slices
+    /// ([`super::slice`]). Checked here, with an error instead of a launch: every slice
+    /// belongs to this device, and `n` is within what the slices' lengths allow
+    /// ([`Kernel::max_items`]).
     ///
     /// # Safety
-    /// The pointers in `args` must come from buffers of this device that are valid for
-    /// what `K` reads and writes for every item, and stay alive until the launch is done
-    /// (CPU: on return; CUDA: at the next synchronising call).
-    pub unsafe fn launch<K: Kernel + Entry>(&self, n: usize, args: K::Args) -> Result<()> {
+    /// What the checks cannot see: the values the kernel follows (block IDs in lists, links
+    /// in the pool) must stay within the arrays they index, as `K` documents; the borrows
+    /// keep the buffers alive until this returns, and a buffer dropped later is freed in
+    /// stream order (CUDA) after the launch.
+    pub unsafe fn launch<K: Kernel + Entry>(&self, n: usize, args: <K::Args as Family>::With<Views<'_>>) -> Result<()> {
+        let args = self.lower::<K>(n, &args)?;
         if n == 0 {
             return Ok(());
         }
@@ -366,8 +351,10 @@ impl Device {
         grid: u32,
         cta: u32,
         shared_bytes: u32,
-        args: K::Args,
+        items: usize,
+        args: <K::Args as Family>::With<Views<'_>>,
     ) -> Result<()> {
+        let args = self.lower::<K>(items, &args)?;
         let name = K::ENTRY;
         if !K::COOPERATIVE {
             return Err(Error::Cuda {
@@ -393,6 +380,22 @@ impl Device {
                 Ok(())
             }
         }
+    }
+
+    /// The raw arguments of `args` for a launch of `n` items of `K`: every slice checked
+    /// to be on this device, `n` checked against [`Kernel::max_items`].
+    fn lower<K: Kernel + Entry>(&self, n: usize, args: &<K::Args as Family>::With<Views<'_>>) -> Result<K::Args> {
+        let raw = args.raw(&mut ToRaw { device: self })?;
+        if let Some(max) = K::max_items(&args.rebuild(&mut ToLens)?) {
+            if n > max {
+                return Err(Error::invalid(
+                    "launch size",
+                    format!("{n} items of {}", K::ENTRY),
+                    format!("at most {max}, what the argument slices hold"),
+                ));
+            }
+        }
+        Ok(raw)
     }
 
     /// Free memory of the device in bytes (on the CPU: what this process may still
@@ -474,6 +477,11 @@ impl CudaDevice {
         let f = self.module.load_function(name).map_err(|e| driver_error(&format!("loading kernel {name}"), e))?;
         cache.insert(name.to_string(), f.clone());
         Ok(f)
+    }
+
+    /// Identifies the context, for checking where a [`Buffer`]'s memory lives.
+    pub(crate) fn context_id(&self) -> usize {
+        Arc::as_ptr(&self.ctx) as usize
     }
 
     fn check_free(&self, bytes: usize, what: &str) -> Result<()> {

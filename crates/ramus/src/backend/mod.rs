@@ -7,9 +7,11 @@ pub mod cuda;
 pub mod device;
 pub mod memory;
 pub mod primitives;
+pub mod slice;
 pub(crate) mod stopwatch;
 
 pub use device::{Buffer, Device, Elem};
+pub use slice::{DeviceSlice, DeviceSliceMut, Views};
 
 use std::fmt;
 use std::str::FromStr;

@@ -43,6 +43,7 @@ use ramus_kernels::primitives::{self as k, ScanArgs, ScanIn, ScanOut, SCAN_CTA, 
 use ramus_kernels::registry::Entry;
 
 use super::device::{Buffer, Device, Elem};
+use super::slice::{DeviceSlice, DeviceSliceMut, Views};
 use crate::error::{Error, Result};
 
 mod deferred;
@@ -176,8 +177,8 @@ const HEAD: Pred = Pred { shift: 0, mask: u32::MAX, mode: k::MODE_HEAD };
 /// One tile pass over `tiles` tiles.
 ///
 /// # Safety
-/// The pointers of `args` must be valid on `dev` for `args.n` items and `tiles` totals.
-unsafe fn tile_pass<I: ScanIn, O: ScanOut>(dev: &Device, tiles: usize, args: ScanArgs<I, O>) -> Result<()>
+/// As for [`Device::launch`] (the slices are checked; the pass reads and writes only them).
+unsafe fn tile_pass<I: ScanIn, O: ScanOut>(dev: &Device, tiles: usize, args: ScanArgs<I, O, Views<'_>>) -> Result<()>
 where
     k::ScanTileSerial<I, O>: Entry,
 {
@@ -185,57 +186,59 @@ where
         Device::Cpu => dev.launch::<k::ScanTileSerial<I, O>>(tiles, args),
         Device::Cuda(_) => {
             let grid = u32::try_from(tiles).map_err(|_| Error::invalid("n", args.n, "fewer than 2^42 items"))?;
-            dev.launch_cta::<k::ScanTileSerial<I, O>>(grid, SCAN_CTA, SCAN_SHARED_BYTES, args)
+            dev.launch_cta::<k::ScanTileSerial<I, O>>(grid, SCAN_CTA, SCAN_SHARED_BYTES, tiles, args)
         }
     }
 }
 
-/// Scans the predicate of `input[..n]` (`n ≥ 1`): the tile-local exclusive scan into
-/// `local` (unless null), all tile totals into `sums` as laid out by `plan`; with
-/// `offsets`, level 1 ends up holding the global offset of every level-0 tile (so item
-/// `i`'s exclusive prefix is `local[i] + sums[i >> 11]`), and the grand total sits at
-/// `plan.total_at()`.
-///
-/// # Safety
-/// `input` and `local` valid on `dev` for `n` items, `sums` for `plan.sums_len`.
+/// Scans the predicate of `input` (`n ≥ 1` items): the tile-local exclusive scan into
+/// `local` (unless [`DeviceSliceMut::none`]), all tile totals into `sums` as laid out by
+/// `plan`; with `offsets`, level 1 ends up holding the global offset of every level-0
+/// tile (so item `i`'s exclusive prefix is `local[i] + sums[i >> 11]`), and the grand
+/// total sits at `plan.total_at()`.
 #[allow(clippy::too_many_arguments)]
-unsafe fn scan(
+fn scan(
     dev: &Device,
     plan: &Plan,
-    sums: *mut u64,
-    input: *const u32,
-    n: usize,
-    local: *mut u32,
+    mut sums: DeviceSliceMut<'_, u64>,
+    input: DeviceSlice<'_, u32>,
+    local: DeviceSliceMut<'_, u32>,
     pred: Pred,
     op: u32,
     offsets: bool,
 ) -> Result<()> {
     let lv = &plan.levels[..plan.depth];
-    let args = ScanArgs::<u32, u32> {
+    let args = ScanArgs::<u32, u32, Views> {
+        n: input.len() as u64,
         input,
         output: local,
-        sums: sums.wrapping_add(lv[0].0),
-        n: n as u64,
+        sums: sums.reborrow().slice_mut(lv[0].0..)?,
         shift: pred.shift,
         mask: pred.mask,
         mode: pred.mode,
         op,
     };
-    tile_pass(dev, lv[0].1, args)?;
+    // SAFETY: the scan reads and writes only its slices (checked by the launch).
+    unsafe { tile_pass(dev, lv[0].1, args)? };
     for j in 1..lv.len() {
+        // Level `j - 1`'s totals are scanned (in place, for the offsets) into level `j`,
+        // which starts where they end.
         let (off, count) = lv[j - 1];
-        let data = sums.wrapping_add(off);
-        let args = ScanArgs::<u64, u64> {
-            input: data,
-            output: if offsets { data } else { std::ptr::null_mut() },
-            sums: sums.wrapping_add(lv[j].0),
+        let (head, tail) = sums.reborrow().split_at(lv[j].0)?;
+        let data = head.slice_mut(off..off + count)?;
+        let (input, output) = if offsets { data.in_place() } else { (data.into_ref(), DeviceSliceMut::none()) };
+        let args = ScanArgs::<u64, u64, Views> {
+            input,
+            output,
+            sums: tail,
             n: count as u64,
             shift: 0,
             mask: u32::MAX,
             mode: k::MODE_VALUE,
             op,
         };
-        tile_pass(dev, lv[j].1, args)?;
+        // SAFETY: as above.
+        unsafe { tile_pass(dev, lv[j].1, args)? };
     }
     if offsets {
         // Top-down: level j's tiles get level j+1's (final) offsets; a level of one tile
@@ -243,30 +246,36 @@ unsafe fn scan(
         for j in (1..lv.len()).rev() {
             let (off, count) = lv[j - 1];
             if count > TILE {
-                let args =
-                    k::AddOffsetsArgs::<u64> { data: sums.wrapping_add(off), offsets: sums.wrapping_add(lv[j].0) };
-                dev.launch::<k::AddOffsets<u64>>(count, args)?;
+                let (head, tail) = sums.reborrow().split_at(lv[j].0)?;
+                let args = k::AddOffsetsArgs::<u64, Views> {
+                    data: head.slice_mut(off..off + count)?,
+                    offsets: tail.into_ref(),
+                };
+                // SAFETY: item `i` adds `offsets[i >> 11]` to `data[i]`, both checked.
+                unsafe { dev.launch::<k::AddOffsets<u64>>(count, args)? };
             }
         }
     }
     Ok(())
 }
 
-/// Scans the predicate of `input[..n]` into the scratch buffers (see [`scan`]) and
-/// returns the plan, the sums and local pointers.
-fn scan_into_scratch(
-    dev: &Device,
-    s: &mut Scratch,
-    input: &Buffer<u32>,
-    n: usize,
-    pred: Pred,
-) -> Result<(Plan, *mut u64, *mut u32)> {
+/// Scans the predicate of `input[..n]` into the scratch buffers (see [`scan`]): the tile
+/// sums in `s.sums` (level-0 offsets from `plan.levels[0].0`), the tile-local scan in
+/// `s.local`.
+fn scan_into_scratch(dev: &Device, s: &mut Scratch, input: &Buffer<u32>, n: usize, pred: Pred) -> Result<Plan> {
     let plan = Plan::new(n);
-    let sums = dev.ptr(grow(dev, &mut s.sums, plan.sums_len)?)?;
-    let local = dev.ptr(grow(dev, &mut s.local, n)?)?;
-    // SAFETY: buffers of `dev`, checked or grown to the sizes the scan touches.
-    unsafe { scan(dev, &plan, sums, dev.cptr(input)?, n, local, pred, k::OP_SUM, true)? };
-    Ok((plan, sums, local))
+    grow(dev, &mut s.sums, plan.sums_len)?;
+    grow(dev, &mut s.local, n)?;
+    let (sums, local) = (s.sums.as_mut().expect("grown"), s.local.as_mut().expect("grown"));
+    scan(dev, &plan, sums.view_mut(), input.slice(..n)?, local.slice_mut(..n)?, pred, k::OP_SUM, true)?;
+    Ok(plan)
+}
+
+/// The scratch's tile-local scan and level-0 tile offsets after [`scan_into_scratch`].
+fn scanned<'a>(s: &'a Scratch, plan: &Plan) -> Result<(DeviceSlice<'a, u32>, DeviceSlice<'a, u64>)> {
+    let local = s.local.as_ref().expect("scan allocated the local scan").view();
+    let sums = s.sums.as_ref().expect("scan allocated the sums").slice(plan.levels[0].0..)?;
+    Ok((local, sums))
 }
 
 /// Reads the grand total of the last scan.
@@ -289,9 +298,8 @@ fn reduce(
         return Ok(0);
     }
     let plan = Plan::new(n);
-    let sums = dev.ptr(grow(dev, &mut s.sums, plan.sums_len)?)?;
-    // SAFETY: `input` checked for `n` items, `sums` grown to the plan.
-    unsafe { scan(dev, &plan, sums, dev.cptr(input)?, n, std::ptr::null_mut(), pred, op, false)? };
+    let sums = grow(dev, &mut s.sums, plan.sums_len)?;
+    scan(dev, &plan, sums.view_mut(), input.slice(..n)?, DeviceSliceMut::none(), pred, op, false)?;
     total(dev, s, &plan)
 }
 
@@ -310,17 +318,13 @@ pub fn exclusive_scan(
         return Ok(0);
     }
     let plan = Plan::new(n);
-    let sums = dev.ptr(grow(dev, &mut scratch.sums, plan.sums_len)?)?;
-    let out = dev.ptr(output)?;
-    // SAFETY: `input`/`output` checked for `n` items, `sums` grown to the plan.
-    unsafe {
-        scan(dev, &plan, sums, dev.cptr(input)?, n, out, VALUE, k::OP_SUM, true)?;
-        if plan.levels[0].1 > 1 {
-            dev.launch::<k::AddOffsets<u32>>(
-                n,
-                k::AddOffsetsArgs { data: out, offsets: sums.wrapping_add(plan.levels[0].0) },
-            )?;
-        }
+    let sums = grow(dev, &mut scratch.sums, plan.sums_len)?;
+    let mut out = output.slice_mut(..n)?;
+    scan(dev, &plan, sums.view_mut(), input.slice(..n)?, out.reborrow(), VALUE, k::OP_SUM, true)?;
+    if plan.levels[0].1 > 1 {
+        let args = k::AddOffsetsArgs::<u32, Views> { data: out, offsets: sums.slice(plan.levels[0].0..)? };
+        // SAFETY: item `i` adds `offsets[i >> 11]` to `data[i]`, both checked.
+        unsafe { dev.launch::<k::AddOffsets<u32>>(n, args)? };
     }
     total(dev, scratch, &plan)
 }
@@ -338,49 +342,51 @@ pub fn compact_indices(
     if n == 0 {
         return Ok(0);
     }
-    let (plan, sums, local) = scan_into_scratch(dev, scratch, flags, n, NONZERO)?;
+    let plan = scan_into_scratch(dev, scratch, flags, n, NONZERO)?;
     let count = total(dev, scratch, &plan)? as usize;
     check(dev, out, count, "compact_indices output")?;
     let p = NONZERO;
-    let args = k::CompactIndicesArgs {
-        flags: dev.cptr(flags)?,
+    let (local, offsets) = scanned(scratch, &plan)?;
+    let args = k::CompactIndicesArgs::<Views> {
+        flags: flags.slice(..n)?,
         local,
-        offsets: sums.wrapping_add(plan.levels[0].0),
-        out: dev.ptr(out)?,
+        offsets,
+        out: out.view_mut(),
         shift: p.shift,
         mask: p.mask,
         mode: p.mode,
     };
-    // SAFETY: `flags` has `n` items, the scan covers them, `out` holds `count`.
+    // SAFETY: `flags` has `n` items (checked), the scan covers them, `out` holds `count`.
     unsafe { dev.launch::<k::CompactIndices>(n, args)? };
     Ok(count)
 }
 
-/// Launches the value-compaction kernel for the element size of `T`.
+/// Launches the value-compaction kernel for the element size of `T`: keeps
+/// `values[i]`, `i < values.len()`, where predicate `p` of `flags[i]` holds, at
+/// `out[offsets[i >> 11] + local[i]]`.
 ///
 /// # Safety
-/// As for the kernel: pointers valid on `dev` for `n` items and the compacted count.
-#[allow(clippy::too_many_arguments)]
+/// `local` and `offsets` must be the scan of `flags` under `p` (they give every kept item
+/// a distinct slot below the count), and `out` must hold that count.
 unsafe fn compact_values<T: Elem>(
     dev: &Device,
-    n: usize,
-    flags: *const u32,
-    values: *const T,
-    local: *const u32,
-    offsets: *const u64,
-    out: *mut T,
+    flags: DeviceSlice<'_, u32>,
+    values: DeviceSlice<'_, T>,
+    scan: (DeviceSlice<'_, u32>, DeviceSlice<'_, u64>),
+    out: DeviceSliceMut<'_, T>,
     p: Pred,
 ) -> Result<()> {
+    let n = values.len();
     macro_rules! go {
         ($w:ty) => {
             dev.launch::<k::CompactValues<$w>>(
                 n,
-                k::CompactValuesArgs::<$w> {
+                k::CompactValuesArgs::<$w, Views> {
                     flags,
-                    values: values.cast(),
-                    local,
-                    offsets,
-                    out: out.cast(),
+                    values: values.cast::<$w>()?,
+                    local: scan.0,
+                    offsets: scan.1,
+                    out: out.cast::<$w>()?,
                     shift: p.shift,
                     mask: p.mask,
                     mode: p.mode,
@@ -406,27 +412,46 @@ fn word_size<T>() -> Result<usize> {
 }
 
 /// Shared body of the value compactions: keeps `values[i]` where the predicate of
-/// `flags[i]` holds. (Eight arguments: the typed-slice rework of the launch interface
-/// replaces `values` and `n` by one view.)
-#[allow(clippy::too_many_arguments)]
+/// `flags[i]` holds (`flags` and `values` of one length, checked by the callers).
 fn compact_by<T: Elem>(
     dev: &Device,
     s: &mut Scratch,
     flags: &Buffer<u32>,
-    values: *const T,
-    n: usize,
+    values: Values<'_, T>,
     out: &mut Buffer<T>,
     pred: Pred,
     what: &'static str,
 ) -> Result<usize> {
     word_size::<T>()?;
-    let (plan, sums, local) = scan_into_scratch(dev, s, flags, n, pred)?;
+    let n = values.len();
+    let plan = scan_into_scratch(dev, s, flags, n, pred)?;
     let count = total(dev, s, &plan)? as usize;
     check(dev, out, count, what)?;
-    let out = dev.ptr(out)?;
-    // SAFETY: `flags`/`values` have `n` items (checked by the callers), `out` `count`.
-    unsafe { compact_values(dev, n, dev.cptr(flags)?, values, local, sums.wrapping_add(plan.levels[0].0), out, pred)? };
+    let values = match values {
+        Values::Buffer(v) => v,
+        Values::Copy(_) => s.keys.as_ref().expect("remove_if copied the values").slice(..n)?.cast::<T>()?,
+    };
+    // SAFETY: the scratch holds the scan of `flags` under `pred`; `out` holds `count`.
+    unsafe { compact_values(dev, flags.slice(..n)?, values, scanned(s, &plan)?, out.view_mut(), pred)? };
     Ok(count)
+}
+
+/// The values a compaction keeps from.
+enum Values<'a, T> {
+    /// A caller's slice.
+    Buffer(DeviceSlice<'a, T>),
+    /// The first `n` values of the scratch's copy (`remove_if` compacts a buffer into
+    /// itself through it).
+    Copy(usize),
+}
+
+impl<T> Values<'_, T> {
+    fn len(&self) -> usize {
+        match self {
+            Values::Buffer(v) => v.len(),
+            Values::Copy(n) => *n,
+        }
+    }
 }
 
 /// Stream compaction (`copy_if`): writes the `values[i]` with `flags[i] != 0`, `i < n`,
@@ -445,7 +470,7 @@ pub fn compact<T: Elem>(
     if n == 0 {
         return Ok(0);
     }
-    compact_by(dev, scratch, flags, dev.cptr(values)?, n, out, NONZERO, "compact output")
+    compact_by(dev, scratch, flags, Values::Buffer(values.slice(..n)?), out, NONZERO, "compact output")
 }
 
 /// `remove_if`: keeps the `values[i]` with `remove[i] == 0`, `i < n`, in order, at the
@@ -465,8 +490,7 @@ pub fn remove_if(
     }
     let copy = grow(dev, &mut scratch.keys, n)?;
     dev.copy(values, n, copy, 0)?;
-    let copy = dev.cptr(copy)?;
-    compact_by(dev, scratch, remove, copy, n, values, ZERO, "remove_if values")
+    compact_by(dev, scratch, remove, Values::Copy(n), values, ZERO, "remove_if values")
 }
 
 /// `unique` on sorted input: writes the first element of each run of equal values of
@@ -482,7 +506,7 @@ pub fn unique(
     if n == 0 {
         return Ok(0);
     }
-    compact_by(dev, scratch, sorted, dev.cptr(sorted)?, n, out, HEAD, "unique output")
+    compact_by(dev, scratch, sorted, Values::Buffer(sorted.slice(..n)?), out, HEAD, "unique output")
 }
 
 /// Number of `i < n` with `flags[i] != 0` (`count_if`).

@@ -23,13 +23,14 @@ use ramus_kernels::interpolate::{
     coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, GhostArgs, InterpolateChildren, InterpolateGhosts,
     RescaleParents,
 };
-use ramus_kernels::launch::Kernel;
-use ramus_kernels::registry::Entry;
 use ramus_kernels::stream::{StreamArgs, StreamCollide};
 use ramus_kernels::{Dim, VelocitySet};
 
+use super::obstacles::walls;
+use super::schedule::Schedule;
 use super::state::Solver;
 use crate::amr::Mesh;
+use crate::backend::{DeviceSlice, DeviceSliceMut, Views};
 use crate::config::Interpolation;
 use crate::error::Result;
 use crate::Float;
@@ -38,6 +39,56 @@ use crate::Float;
 /// parents in a separate pass; below it one kernel does both (launch-bound regime, e.g.
 /// 2D forests of a few thousand blocks).
 pub(crate) const TWO_PASS_SAMPLES: usize = 1 << 20;
+
+/// The blocks a grid-communication routine works on.
+#[derive(Clone, Copy)]
+pub(crate) enum Blocks<'a> {
+    /// The ghost blocks of a level (its work list).
+    Ghosts(usize),
+    /// The parents of a level's ghost blocks (its work list).
+    Parents(usize),
+    /// A list the caller holds.
+    Given(DeviceSlice<'a, u32>),
+}
+
+/// Communication arguments between a coarse level and the next finer one, for `list`.
+fn comm_args<'a, D: Dim, F: Float>(
+    mesh: &'a Mesh<D>,
+    f: DeviceSliceMut<'a, F>,
+    (onb, solid): (DeviceSlice<'a, u32>, DeviceSlice<'a, u64>),
+    list: DeviceSlice<'a, u32>,
+    factor: f64,
+    masked: bool,
+) -> CommArgs<F, Views<'a>> {
+    let pool = mesh.arrays();
+    CommArgs {
+        f,
+        nbr: pool.nbr.view(),
+        onb,
+        solid,
+        parent: pool.parent.view(),
+        child: pool.child.view(),
+        cell_mask: pool.cell_mask.view(),
+        list,
+        factor: F::from_f64(factor),
+        masked: masked as u32,
+    }
+}
+
+/// The block list `blocks` names.
+fn list<'a>(schedule: &'a Schedule, blocks: Blocks<'a>) -> Result<DeviceSlice<'a, u32>> {
+    match blocks {
+        Blocks::Ghosts(l) => {
+            let g = &schedule.levels[l].ghosts;
+            g.ids.slice(..g.len)
+        }
+        Blocks::Parents(l) => {
+            let p = &schedule.levels[l].parents;
+            p.ids.slice(..p.len)
+        }
+        Blocks::Given(list) => Ok(list),
+    }
+}
 
 /// Which routine a timed launch belongs to.
 #[derive(Clone, Copy)]
@@ -71,19 +122,18 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             return Ok(());
         }
         let dev = mesh.device();
-        let ids = dev.cptr(&mesh.id_sets()[l])?;
-        let (onb, solid) = self.walls(mesh)?;
-        let args = StreamArgs {
-            f: dev.ptr(&mut self.f)?,
-            nbr: dev.cptr(mesh.arrays().nbr)?,
+        let t = self.start();
+        let (onb, solid) = walls(&self.solids, mesh);
+        let args = StreamArgs::<F, Views> {
+            f: self.f.view_mut(),
+            nbr: mesh.arrays().nbr.view(),
             onb,
             solid,
-            ids,
+            ids: mesh.id_sets()[l].slice(..mesh.blocks_per_level()[l])?,
             params: self.params[l],
         };
-        let t = self.start();
-        // SAFETY: the pool holds every block ID of the mesh; the list holds `n / 4^D`
-        // active blocks whose links point to active blocks or are sentinels.
+        // SAFETY: the pool holds every block ID of the mesh; the ID set's blocks are active
+        // and their links point to active blocks or are sentinels.
         unsafe {
             if odd {
                 dev.launch::<StreamCollide<Q, F, true>>(n, args)?
@@ -94,114 +144,98 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         self.stop(mesh, t, l, Routine::StreamCollide)
     }
 
-    /// Communication arguments between level `l` (coarse, its parameters) and `l + 1`.
-    fn comm_args(&mut self, mesh: &Mesh<Q::Dim>, list: *const u32, factor: f64, masked: bool) -> Result<CommArgs<F>> {
-        let dev = mesh.device();
-        let (onb, solid) = self.walls(mesh)?;
-        Ok(CommArgs {
-            f: dev.ptr(&mut self.f)?,
-            nbr: dev.cptr(mesh.arrays().nbr)?,
-            onb,
-            solid,
-            parent: dev.cptr(mesh.arrays().parent)?,
-            child: dev.cptr(mesh.arrays().child)?,
-            cell_mask: dev.cptr(mesh.arrays().cell_mask)?,
-            list,
-            factor: F::from_f64(factor),
-            masked: masked as u32,
-        })
-    }
-
     /// Interpolates level `l` (in layout `odd`) into the ghost cells of level `l + 1`: the
     /// parents' cells are split (and rescaled) once into the scratch buffer, then sampled. Small
     /// exchanges, where launches cost more than the arithmetic, take the one-pass kernel
     /// instead (bitwise the same values).
     pub fn interpolate_ghosts(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
-        let (n_g, n_p) = (self.schedule.levels[l + 1].ghosts.len, self.schedule.levels[l].parents.len);
+        let n_g = self.schedule.levels[l + 1].ghosts.len;
         if n_g == 0 {
             return Ok(());
         }
         if n_g * m * <Q::Dim as Dim>::CHILDREN < TWO_PASS_SAMPLES {
-            let list = mesh.device().cptr(&self.schedule.levels[l + 1].ghosts.ids)?;
-            return self.interpolate(mesh, list, n_g, l, odd, true);
+            return self.interpolate(mesh, Blocks::Ghosts(l + 1), l, odd, true);
         }
-        let parents = mesh.device().cptr(&self.schedule.levels[l].parents.ids)?;
-        let ghosts = mesh.device().cptr(&self.schedule.levels[l + 1].ghosts.ids)?;
         let t = self.start();
-        // SAFETY: the parent list holds `n_p` blocks of level `l` (every parent of a ghost
-        // block on level `l + 1`), the scratch `n_p` split blocks (sized at the last
-        // rebuild); the ghost list holds `n_g` blocks.
-        unsafe { self.two_pass(mesh, parents, n_p, ghosts, n_g, l, odd, true)? };
+        self.two_pass(mesh, Blocks::Parents(l), Blocks::Ghosts(l + 1), l, odd, true)?;
         self.stop(mesh, t, l + 1, Routine::Interpolate)
     }
 
-    /// Interpolation in two passes: every cell of the `n_p` level-`l` `parents` (layout
-    /// `odd`) split and rescaled once into the scratch, then the `n_c` level-`l + 1`
-    /// `children` (all children of those parents) sampled from it: ghost cells only
-    /// (`masked`) or every cell. The same values as [`Self::interpolate`].
-    ///
-    /// # Safety
-    /// The lists hold `n_p` and `n_c` active blocks; the scratch holds `n_p` split blocks.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn two_pass(
+    /// Interpolation in two passes: every cell of the level-`l` `parents` (layout `odd`)
+    /// split and rescaled once into the scratch, then the level-`l + 1` `children` (all
+    /// children of those parents) sampled from it: ghost cells only (`masked`) or every
+    /// cell. The same values as [`Self::interpolate`]. An error if the scratch (sized at
+    /// the last rebuild of the work lists, or by the caller) does not hold every parent.
+    pub(crate) fn two_pass(
         &mut self,
         mesh: &Mesh<Q::Dim>,
-        parents: *const u32,
-        n_p: usize,
-        children: *const u32,
-        n_c: usize,
+        parents: Blocks<'_>,
+        children: Blocks<'_>,
         l: usize,
         odd: bool,
         masked: bool,
     ) -> Result<()> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
-        let comm = self.comm_args(mesh, parents, factor, masked)?;
         let dev = mesh.device();
-        let mut args = GhostArgs { comm, slot: dev.ptr(&mut self.slot)?, scratch: dev.ptr(&mut self.scratch)? };
-        if odd {
-            dev.launch::<RescaleParents<Q, F, true>>(n_p * m, args)?
-        } else {
-            dev.launch::<RescaleParents<Q, F, false>>(n_p * m, args)?
+        let parents = list(&self.schedule, parents)?;
+        let n_p = parents.len();
+        let (onb, solid) = walls(&self.solids, mesh);
+        let mut f = self.f.view_mut();
+        let mut slot = self.slot.view_mut();
+        let mut scratch = self.scratch.view_mut();
+        let args = GhostArgs::<F, Views> {
+            comm: comm_args(mesh, f.reborrow(), (onb, solid), parents, factor, masked),
+            slot: slot.reborrow(),
+            scratch: scratch.reborrow(),
+        };
+        // SAFETY: the parents are active blocks of level `l` with children; the launch
+        // checks that the scratch holds `n_p` split blocks.
+        unsafe {
+            if odd {
+                dev.launch::<RescaleParents<Q, F, true>>(n_p * m, args)?
+            } else {
+                dev.launch::<RescaleParents<Q, F, false>>(n_p * m, args)?
+            }
         }
-        args.comm.list = children;
-        match self.interpolation {
-            Interpolation::Linear => dev.launch::<InterpolateGhosts<Q, F, false>>(n_c * m, args),
-            Interpolation::Cubic => dev.launch::<InterpolateGhosts<Q, F, true>>(n_c * m, args),
+        let children = list(&self.schedule, children)?;
+        let n_c = children.len();
+        let comm = comm_args(mesh, f, (onb, solid), children, factor, masked);
+        let args = GhostArgs::<F, Views> { comm, slot, scratch };
+        // SAFETY: the children are level-`l + 1` blocks whose parents were just split into
+        // the scratch (their `slot`s).
+        unsafe {
+            match self.interpolation {
+                Interpolation::Linear => dev.launch::<InterpolateGhosts<Q, F, false>>(n_c * m, args),
+                Interpolation::Cubic => dev.launch::<InterpolateGhosts<Q, F, true>>(n_c * m, args),
+            }
         }
     }
 
-    /// Interpolates into the `n` level-`l + 1` blocks of `list`, rescaling every sample:
-    /// ghost cells only (`masked`) or every cell (new children).
+    /// Interpolates into the level-`l + 1` `blocks`, rescaling every sample: ghost cells
+    /// only (`masked`) or every cell (new children).
     pub fn interpolate(
         &mut self,
         mesh: &Mesh<Q::Dim>,
-        list: *const u32,
-        n: usize,
+        blocks: Blocks<'_>,
         l: usize,
         odd: bool,
         masked: bool,
     ) -> Result<()> {
         let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
-        let args = self.comm_args(mesh, list, factor, masked)?;
-        let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
         let t = self.start();
-        // SAFETY: `list` holds `n` blocks of level `l + 1`, whose parents are active.
+        let list = list(&self.schedule, blocks)?;
+        let items = list.len() * <Q::Dim as Dim>::BLOCK_CELLS;
+        let args = comm_args(mesh, self.f.view_mut(), walls(&self.solids, mesh), list, factor, masked);
+        let dev = mesh.device();
+        // SAFETY: the blocks are level-`l + 1` blocks with active parents.
         unsafe {
             match (self.interpolation, odd) {
-                (Interpolation::Linear, false) => {
-                    self.launch::<InterpolateChildren<Q, F, false, false>>(mesh, items, args)?
-                }
-                (Interpolation::Linear, true) => {
-                    self.launch::<InterpolateChildren<Q, F, true, false>>(mesh, items, args)?
-                }
-                (Interpolation::Cubic, false) => {
-                    self.launch::<InterpolateChildren<Q, F, false, true>>(mesh, items, args)?
-                }
-                (Interpolation::Cubic, true) => {
-                    self.launch::<InterpolateChildren<Q, F, true, true>>(mesh, items, args)?
-                }
+                (Interpolation::Linear, false) => dev.launch::<InterpolateChildren<Q, F, false, false>>(items, args)?,
+                (Interpolation::Linear, true) => dev.launch::<InterpolateChildren<Q, F, true, false>>(items, args)?,
+                (Interpolation::Cubic, false) => dev.launch::<InterpolateChildren<Q, F, false, true>>(items, args)?,
+                (Interpolation::Cubic, true) => dev.launch::<InterpolateChildren<Q, F, true, true>>(items, args)?,
             }
         }
         self.stop(mesh, t, l + 1, Routine::Interpolate)
@@ -211,55 +245,35 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// children have ghost cells: the interface parents for linear interpolation (the
     /// paper), every coarse cell not under a ghost cell for cubic (it reads them all).
     fn average_interfaces(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
-        let p = &self.schedule.levels[l].parents;
-        let n = p.len;
-        if n == 0 {
+        if self.schedule.levels[l].parents.len == 0 {
             return Ok(());
         }
-        let list = mesh.device().cptr(&p.ids)?;
         let mode = match self.interpolation {
             Interpolation::Linear => AVERAGE_INTERFACE,
             Interpolation::Cubic => AVERAGE_NOT_GHOST,
         };
-        self.average(mesh, list, n, l, odd, mode)
+        self.average(mesh, Blocks::Parents(l), l, odd, mode)
     }
 
-    /// Averages into the `n` level-`l` parents of `list` (`mode`: an `AVERAGE_*` of
+    /// Averages into the level-`l` parents `blocks` (`mode`: an `AVERAGE_*` of
     /// [`ramus_kernels::average`]).
-    pub fn average(
-        &mut self,
-        mesh: &Mesh<Q::Dim>,
-        list: *const u32,
-        n: usize,
-        l: usize,
-        odd: bool,
-        mode: u32,
-    ) -> Result<()> {
+    pub fn average(&mut self, mesh: &Mesh<Q::Dim>, blocks: Blocks<'_>, l: usize, odd: bool, mode: u32) -> Result<()> {
         let factor = fine_to_coarse_factor(self.taus[l], self.taus[l + 1]);
-        let mut args = self.comm_args(mesh, list, factor, false)?;
-        args.masked = mode;
-        let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
         let t = self.start();
-        // SAFETY: `list` holds `n` blocks of level `l` with children.
+        let list = list(&self.schedule, blocks)?;
+        let items = list.len() * <Q::Dim as Dim>::BLOCK_CELLS;
+        let mut args = comm_args(mesh, self.f.view_mut(), walls(&self.solids, mesh), list, factor, false);
+        args.masked = mode;
+        let dev = mesh.device();
+        // SAFETY: the blocks are level-`l` blocks with children.
         unsafe {
             if odd {
-                self.launch::<AverageToParents<Q, F, true>>(mesh, items, args)?
+                dev.launch::<AverageToParents<Q, F, true>>(items, args)?
             } else {
-                self.launch::<AverageToParents<Q, F, false>>(mesh, items, args)?
+                dev.launch::<AverageToParents<Q, F, false>>(items, args)?
             }
         }
         self.stop(mesh, t, l + 1, Routine::Average)
-    }
-
-    /// # Safety
-    /// As for [`crate::backend::Device::launch`].
-    unsafe fn launch<K: Kernel<Args = CommArgs<F>> + Entry>(
-        &self,
-        mesh: &Mesh<Q::Dim>,
-        n: usize,
-        args: CommArgs<F>,
-    ) -> Result<()> {
-        mesh.device().launch::<K>(n, args)
     }
 
     fn start(&self) -> Option<Instant> {

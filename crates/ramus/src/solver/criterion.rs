@@ -7,7 +7,7 @@ use ramus_kernels::{Dim, VelocitySet};
 
 use super::state::Solver;
 use crate::amr::Mesh;
-use crate::backend::Device;
+use crate::backend::{Device, DeviceSlice, Views};
 use crate::error::{Error, Result};
 use crate::Float;
 
@@ -32,19 +32,24 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             if n == 0 {
                 continue;
             }
-            let (onb, solid) = self.walls(mesh)?;
-            let args = CriterionArgs {
-                f: dev.ptr(&mut self.f)?,
-                nbr: dev.cptr(mesh.arrays().nbr)?,
+            let max_levels = mesh.max_levels() as i32;
+            let views = mesh.marking_views();
+            let (onb, solid) = match &self.solids {
+                Some(s) => (s.onb.view(), s.solid.view()),
+                None => (views.onb, DeviceSlice::none()),
+            };
+            let args = CriterionArgs::<F, Views> {
+                f: self.f.view_mut(),
+                nbr: views.nbr,
                 onb,
                 solid,
-                list: dev.cptr(&mesh.id_sets()[l])?,
+                list: views.id_sets[l].slice(..n)?,
                 n: n as u32,
-                status: dev.cptr(mesh.arrays().status)?,
-                mark: dev.ptr(mesh.marks_mut())?,
+                status: views.status,
+                mark: views.mark,
                 scale: F::from_f64(length * (1u64 << l) as f64),
                 level: l as i32,
-                max_levels: mesh.max_levels() as i32,
+                max_levels,
                 n_start: n_start as f32,
                 n_inc: n_inc as f32,
             };
@@ -70,7 +75,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 unsafe fn launch<Q: VelocitySet, F: Float, const ODD: bool>(
     dev: &Device,
     n: usize,
-    args: CriterionArgs<F>,
+    args: CriterionArgs<F, Views<'_>>,
 ) -> Result<()>
 where
     VorticityMarkSerial<Q, F, ODD>: Entry,
@@ -81,7 +86,7 @@ where
             let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
             let grid = u32::try_from(items.div_ceil(CRITERION_CTA as usize))
                 .map_err(|_| Error::invalid("blocks of a level", n, "at most 2^32 - 1"))?;
-            dev.launch_cta::<VorticityMarkSerial<Q, F, ODD>>(grid, CRITERION_CTA, CRITERION_SHARED_BYTES, args)
+            dev.launch_cta::<VorticityMarkSerial<Q, F, ODD>>(grid, CRITERION_CTA, CRITERION_SHARED_BYTES, n, args)
         }
     }
 }

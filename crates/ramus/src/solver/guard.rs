@@ -6,8 +6,10 @@ use ramus_kernels::obstacle::cell_centre;
 use ramus_kernels::stream::{load_cell, Field};
 use ramus_kernels::{Dim, VelocitySet};
 
+use super::obstacles::walls;
 use super::state::Solver;
 use crate::amr::Mesh;
+use crate::backend::Views;
 use crate::error::{Error, Quantity, Result};
 use crate::Float;
 
@@ -27,16 +29,15 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             if n == 0 {
                 continue;
             }
-            let (onb, solid) = self.walls(mesh)?;
-            let out = dev.ptr(&mut self.guard_out)?.wrapping_add(l);
-            let args = GuardArgs {
-                f: dev.ptr(&mut self.f)?,
-                nbr: dev.cptr(mesh.arrays().nbr)?,
-                child: dev.cptr(mesh.arrays().child)?,
+            let (onb, solid) = walls(&self.solids, mesh);
+            let args = GuardArgs::<F, Views> {
+                f: self.f.view_mut(),
+                nbr: mesh.arrays().nbr.view(),
+                child: mesh.arrays().child.view(),
                 onb,
                 solid,
-                ids: dev.cptr(&mesh.id_sets()[l])?,
-                out,
+                ids: mesh.id_sets()[l].slice(..mesh.blocks_per_level()[l])?,
+                out: self.guard_out.slice_mut(l..l + 1)?,
                 max_speed2,
             };
             // SAFETY: the ID set holds `n / 4^D` active blocks of the pool; `out` is slot

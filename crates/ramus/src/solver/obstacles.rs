@@ -14,7 +14,7 @@ use ramus_kernels::{Dim, VelocitySet};
 
 use super::state::Solver;
 use crate::amr::Mesh;
-use crate::backend::{Buffer, Device};
+use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::error::Result;
 use crate::Float;
 
@@ -37,17 +37,19 @@ impl Solids {
     }
 }
 
-impl<Q: VelocitySet, F: Float> Solver<Q, F> {
-    /// The per-block boundary flags and solid masks the kernels read: the solver's own
-    /// when there are obstacles, else the mesh's `onb` and no masks.
-    pub fn walls(&self, mesh: &Mesh<Q::Dim>) -> Result<(*const u32, *const u64)> {
-        let dev = mesh.device();
-        Ok(match &self.solids {
-            Some(s) => (dev.cptr(&s.onb)?, dev.cptr(&s.solid)?),
-            None => (dev.cptr(mesh.arrays().onb)?, std::ptr::null()),
-        })
+/// The per-block boundary flags and solid masks the kernels read: the solver's own when
+/// there are obstacles, else the mesh's `onb` and no masks.
+pub(crate) fn walls<'a, D: Dim>(
+    solids: &'a Option<Solids>,
+    mesh: &'a Mesh<D>,
+) -> (DeviceSlice<'a, u32>, DeviceSlice<'a, u64>) {
+    match solids {
+        Some(s) => (s.onb.view(), s.solid.view()),
+        None => (mesh.arrays().onb.view(), DeviceSlice::none()),
     }
+}
 
+impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// Recomputes the solid masks and boundary flags of every active block.
     pub fn update_solids(&mut self, mesh: &Mesh<Q::Dim>) -> Result<()> {
         let Some(s) = &mut self.solids else { return Ok(()) };
@@ -80,14 +82,15 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 if n == 0 {
                     continue;
                 }
-                let args = SolidArgs {
-                    list: dev.cptr(&mesh.id_sets()[l])?,
-                    level: dev.cptr(mesh.arrays().level)?,
-                    origin: dev.cptr(mesh.arrays().origin)?,
-                    nbr: dev.cptr(mesh.arrays().nbr)?,
-                    mesh_onb: dev.cptr(mesh.arrays().onb)?,
-                    solid: dev.ptr(&mut s.solid)?,
-                    onb: dev.ptr(&mut s.onb)?,
+                let pool = mesh.arrays();
+                let args = SolidArgs::<Views> {
+                    list: mesh.id_sets()[l].slice(..n)?,
+                    level: pool.level.view(),
+                    origin: pool.origin.view(),
+                    nbr: pool.nbr.view(),
+                    mesh_onb: pool.onb.view(),
+                    solid: s.solid.view_mut(),
+                    onb: s.onb.view_mut(),
                     shapes: s.shapes,
                 };
                 // SAFETY: the ID set holds `n` active blocks; the masks and flags cover the
@@ -122,19 +125,20 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             {
                 self.force_out = dev.zeros(3 * list.len.next_power_of_two())?;
             }
-            let args = ForceArgs {
-                f: dev.ptr(&mut self.f)?,
-                nbr: dev.cptr(mesh.arrays().nbr)?,
-                onb: dev.cptr(&s.onb)?,
-                solid: dev.cptr(&s.solid)?,
-                level: dev.cptr(mesh.arrays().level)?,
-                origin: dev.cptr(mesh.arrays().origin)?,
-                cell_mask: dev.cptr(mesh.arrays().cell_mask)?,
+            let pool = mesh.arrays();
+            let args = ForceArgs::<F, Views> {
+                f: self.f.view_mut(),
+                nbr: pool.nbr.view(),
+                onb: s.onb.view(),
+                solid: s.solid.view(),
+                level: pool.level.view(),
+                origin: pool.origin.view(),
+                cell_mask: pool.cell_mask.view(),
                 shapes: s.shapes,
                 which: which.map_or(ALL_SOLIDS, |k| k as u32),
-                list: dev.cptr(&list.ids)?,
+                list: list.ids.slice(..list.len)?,
                 root_odd: root_odd as u32,
-                out: dev.ptr(&mut self.force_out)?,
+                out: self.force_out.view_mut(),
             };
             // SAFETY: the list holds `len` active leaves; `force_out` 3 values per item.
             unsafe { dev.launch::<ObstacleForce<Q, F>>(list.len, args)? };

@@ -10,7 +10,7 @@ use ramus_kernels::Dim;
 use crate::amr::workspace::ensure;
 use crate::amr::Mesh;
 use crate::backend::primitives::{self as prim, Scratch};
-use crate::backend::{Buffer, Device};
+use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::error::Result;
 
 /// A device list of block IDs and its length.
@@ -92,7 +92,7 @@ impl Schedule {
                 if n == 0 || (which == SELECT_OBSTACLE_LEAVES && onb.is_none()) {
                     continue;
                 }
-                flag(mesh, &mesh.id_sets()[l], n, which, 0, onb, &mut self.flags)?;
+                flag(mesh, mesh.id_sets()[l].slice(..n)?, which, 0, onb, &mut self.flags)?;
                 ensure(dev, &mut list.ids, n)?;
                 prim::compact_deferred(
                     dev,
@@ -121,32 +121,33 @@ impl Schedule {
     }
 }
 
-/// Writes `flags[i] = 1` for the blocks of `ids[..n]` picked by `which` (a `SELECT_*` of
+/// Writes `flags[i] = 1` for the blocks of `ids` picked by `which` (a `SELECT_*` of
 /// [`ramus_kernels::schedule`], with `level_of` for `SELECT_LEVEL`).
 pub(crate) fn flag<D: Dim>(
     mesh: &Mesh<D>,
-    ids: &Buffer<u32>,
-    n: usize,
+    ids: DeviceSlice<'_, u32>,
     which: u32,
     level_of: i32,
     onb: Option<&Buffer<u32>>,
     flags: &mut Buffer<u32>,
 ) -> Result<()> {
     let dev = mesh.device();
+    let n = ids.len();
     ensure(dev, flags, n)?;
-    let args = FlagArgs {
-        ids: dev.cptr(ids)?,
-        block_mask: dev.cptr(mesh.arrays().block_mask)?,
-        status: dev.cptr(mesh.arrays().status)?,
-        level: dev.cptr(mesh.arrays().level)?,
+    let pool = mesh.arrays();
+    let args = FlagArgs::<Views> {
+        ids,
+        block_mask: pool.block_mask.view(),
+        status: pool.status.view(),
+        level: pool.level.view(),
         level_of,
-        child: dev.cptr(mesh.arrays().child)?,
-        mark: dev.cptr(mesh.arrays().mark)?,
+        child: pool.child.view(),
+        mark: pool.mark.view(),
         onb: match onb {
-            Some(b) => dev.cptr(b)?,
-            None => std::ptr::null(),
+            Some(b) => b.view(),
+            None => DeviceSlice::none(),
         },
-        flags: dev.ptr(flags)?,
+        flags: flags.view_mut(),
         select: which,
     };
     // SAFETY: `ids` holds `n` active IDs of the pool; `flags` holds `n` items.

@@ -8,13 +8,13 @@ use ramus_kernels::average::{AVERAGE_ALL, AVERAGE_NOT_GHOST};
 use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_COARSENING};
 use ramus_kernels::{Dim, VelocitySet};
 
-use super::advance::TWO_PASS_SAMPLES;
+use super::advance::{Blocks, TWO_PASS_SAMPLES};
 use super::schedule::flag;
 use super::state::Solver;
 use crate::amr::workspace::ensure;
 use crate::amr::Mesh;
 use crate::backend::primitives::{self as prim, Scratch};
-use crate::backend::{Buffer, Device};
+use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::error::Result;
 use crate::Float;
 
@@ -58,8 +58,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         for l in (0..levels.saturating_sub(1)).rev() {
             // The whole ID set: the averaging kernel skips blocks without children.
             if mesh.blocks_per_level()[l + 1] > 0 {
-                let (list, n) = (mesh.device().cptr(&mesh.id_sets()[l])?, mesh.blocks_per_level()[l]);
-                self.average(mesh, list, n, l, odd(l), AVERAGE_NOT_GHOST)?;
+                let list = mesh.id_sets()[l].slice(..mesh.blocks_per_level()[l])?;
+                self.average(mesh, Blocks::Given(list), l, odd(l), AVERAGE_NOT_GHOST)?;
             }
         }
         for l in 0..levels.saturating_sub(1) {
@@ -101,7 +101,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let mut last = 0;
         for l in (0..levels.saturating_sub(1)).filter(|&l| built(l)) {
             let (ids, n) = (&mesh.id_sets()[l], mesh.blocks_per_level()[l]);
-            flag(mesh, ids, n, SELECT_COARSENING, nc, None, &mut s.flags)?;
+            flag(mesh, ids.slice(..n)?, SELECT_COARSENING, nc, None, &mut s.flags)?;
             ensure(dev, &mut s.by_level[l], n)?;
             prim::compact_deferred(dev, &mut s.scratch, &s.flags, ids, n, &mut s.by_level[l], &mut s.counts, l)?;
             last = l + 1;
@@ -110,8 +110,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         for l in (0..last).rev() {
             let n = if built(l) { counts[l] as usize } else { 0 };
             if n > 0 {
-                let list = dev.cptr(&s.by_level[l])?;
-                self.average(mesh, list, n, l, l == 0 && root_odd, AVERAGE_NOT_GHOST)?;
+                let list = s.by_level[l].slice(..n)?;
+                self.average(mesh, Blocks::Given(list), l, l == 0 && root_odd, AVERAGE_NOT_GHOST)?;
             }
         }
         Ok(())
@@ -138,8 +138,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     ) -> Result<()> {
         for l in (0..counts.len()).rev() {
             if counts[l] > 0 {
-                let list = mesh.device().cptr(&lists[l])?;
-                self.average(mesh, list, counts[l], l, l == 0 && root_odd, AVERAGE_ALL)?;
+                let list = lists[l].slice(..counts[l])?;
+                self.average(mesh, Blocks::Given(list), l, l == 0 && root_odd, AVERAGE_ALL)?;
             }
         }
         Ok(())
@@ -166,10 +166,10 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 continue;
             }
             let odd = l == 1 && root_odd;
-            let first = dev.cptr(parents)?.wrapping_add(offsets[l]);
+            let first = parents.slice(offsets[l]..offsets[l + 1])?;
             if n * m * nc < TWO_PASS_SAMPLES {
-                self.expand(mesh, first, n, s)?;
-                self.interpolate(mesh, dev.cptr(&s.list)?, n * nc, l - 1, odd, false)?;
+                let children = expand(mesh, first, s)?;
+                self.interpolate(mesh, Blocks::Given(children), l - 1, odd, false)?;
                 continue;
             }
             // Many children: rescale each parent cell once (as the ghost exchange), in
@@ -183,25 +183,31 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             let mut start = 0;
             while start < n {
                 let cnt = chunk.min(n - start);
-                let list = first.wrapping_add(start);
-                self.expand(mesh, list, cnt, s)?;
-                // SAFETY: `cnt` refined parents of level `l - 1` and their `cnt N_c`
-                // children; the scratch holds `chunk ≥ cnt` split blocks.
-                unsafe { self.two_pass(mesh, list, cnt, dev.cptr(&s.list)?, cnt * nc, l - 1, odd, false)? };
+                let list = first.slice(start..start + cnt)?;
+                let children = expand(mesh, list, s)?;
+                // `cnt` refined parents of level `l - 1` and their `cnt N_c` children; the
+                // scratch holds `chunk ≥ cnt` split blocks.
+                self.two_pass(mesh, Blocks::Given(list), Blocks::Given(children), l - 1, odd, false)?;
                 start += cnt;
             }
         }
         Ok(())
     }
+}
 
-    /// The `n N_c` children of the `n` blocks at `parents` into `s.list`. Queued after the
-    /// previous user of the list (one stream), so reusing it is safe.
-    fn expand(&mut self, mesh: &Mesh<Q::Dim>, parents: *const u32, n: usize, s: &mut SyncScratch) -> Result<()> {
-        let dev = mesh.device();
-        let nc = <Q::Dim as Dim>::CHILDREN;
-        ensure(dev, &mut s.list, n * nc)?;
-        let args = ExpandArgs { parents, child: dev.cptr(mesh.arrays().child)?, out: dev.ptr(&mut s.list)? };
-        // SAFETY: `parents` holds `n` blocks with children; `s.list` `n N_c` items.
-        unsafe { dev.launch::<ExpandChildren<Q::Dim>>(n * nc, args) }
-    }
+/// The `N_c` children of each block of `parents` into `s.list`, returned as a view.
+/// Queued after the previous user of the list (one stream), so reusing it is safe.
+fn expand<'s, D: Dim>(
+    mesh: &Mesh<D>,
+    parents: DeviceSlice<'_, u32>,
+    s: &'s mut SyncScratch,
+) -> Result<DeviceSlice<'s, u32>> {
+    let dev = mesh.device();
+    let n = parents.len() * D::CHILDREN;
+    ensure(dev, &mut s.list, n)?;
+    let args = ExpandArgs::<Views> { parents, child: mesh.arrays().child.view(), out: s.list.slice_mut(..n)? };
+    // SAFETY: the parents are blocks with children (IDs of the pool); the launch checks
+    // that the output holds their children.
+    unsafe { dev.launch::<ExpandChildren<D>>(n, args)? };
+    s.list.slice(..n)
 }

@@ -3,7 +3,8 @@
 //! read-back where the host knows the count already.
 
 use super::{
-    check, compact_values, grow, scan_into_scratch, word_size, Buffer, Device, Elem, Result, Scratch, NONZERO, ZERO,
+    check, compact_values, grow, scan_into_scratch, scanned, word_size, Buffer, Device, Elem, Result, Scratch, NONZERO,
+    ZERO,
 };
 
 /// Stream compaction like [`compact`](super::compact), without reading the count back: `out` must hold
@@ -29,21 +30,10 @@ pub fn compact_deferred<T: Elem>(
         return dev.write(counts, slot, &[0]);
     }
     word_size::<T>()?;
-    let (plan, sums, local) = scan_into_scratch(dev, scratch, flags, n, NONZERO)?;
-    let out_p = dev.ptr(out)?;
-    // SAFETY: `flags`/`values` have `n` items, `out` holds `n` >= the count.
-    unsafe {
-        compact_values(
-            dev,
-            n,
-            dev.cptr(flags)?,
-            dev.cptr(values)?,
-            local,
-            sums.wrapping_add(plan.levels[0].0),
-            out_p,
-            NONZERO,
-        )?
-    };
+    let plan = scan_into_scratch(dev, scratch, flags, n, NONZERO)?;
+    let (flags, values) = (flags.slice(..n)?, values.slice(..n)?);
+    // SAFETY: the scratch holds the scan of `flags`; `out` holds `n` >= the count.
+    unsafe { compact_values(dev, flags, values, scanned(scratch, &plan)?, out.view_mut(), NONZERO)? };
     dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
 }
 
@@ -67,10 +57,9 @@ pub fn remove_if_deferred(
     }
     let copy = grow(dev, &mut scratch.keys, n)?;
     dev.copy(values, n, copy, 0)?;
-    let copy = dev.cptr(copy)?;
-    let (plan, sums, local) = scan_into_scratch(dev, scratch, remove, n, ZERO)?;
-    let out = dev.ptr(values)?;
-    // SAFETY: `remove` and the copy have `n` items, `values` holds `n` >= the count.
-    unsafe { compact_values(dev, n, dev.cptr(remove)?, copy, local, sums.wrapping_add(plan.levels[0].0), out, ZERO)? };
+    let plan = scan_into_scratch(dev, scratch, remove, n, ZERO)?;
+    let copy = scratch.keys.as_ref().expect("grown above").slice(..n)?;
+    // SAFETY: the scratch holds the scan of `remove`; `values` holds `n` >= the count.
+    unsafe { compact_values(dev, remove.slice(..n)?, copy, scanned(scratch, &plan)?, values.view_mut(), ZERO)? };
     dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
 }

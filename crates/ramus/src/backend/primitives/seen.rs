@@ -8,7 +8,8 @@
 
 use ramus_kernels::primitives as k;
 
-use super::{check, scan_into_scratch, total, Buffer, Device, Result, Scratch, NONZERO};
+use super::{check, scan_into_scratch, scanned, total, Buffer, Device, Result, Scratch, NONZERO};
+use crate::backend::slice::{DeviceSlice, Views};
 
 /// Sets `seen[ids[i]] = 1` for `i < n` (only where `valid[i] != 0`, when given); an ID may
 /// appear any number of times. Queued, no read-back. The buffers are checked (same
@@ -35,13 +36,13 @@ pub unsafe fn mark_seen(
     if n == 0 {
         return Ok(());
     }
-    let args = k::MarkSeenArgs {
-        ids: dev.cptr(ids)?,
+    let args = k::MarkSeenArgs::<Views> {
+        ids: ids.slice(..n)?,
         valid: match valid {
-            Some(v) => dev.cptr(v)?,
-            None => std::ptr::null(),
+            Some(v) => v.slice(..n)?,
+            None => DeviceSlice::none(),
         },
-        seen: dev.ptr(seen)?,
+        seen: seen.view_mut(),
     };
     // SAFETY: `ids` (and `valid`) hold `n` items (checked); the caller keeps every flagged
     // ID below `seen.len()`.
@@ -62,11 +63,11 @@ pub fn take_seen(
     if range == 0 {
         return Ok(0);
     }
-    let (plan, sums, local) = scan_into_scratch(dev, scratch, seen, range, NONZERO)?;
+    let plan = scan_into_scratch(dev, scratch, seen, range, NONZERO)?;
     let count = total(dev, scratch, &plan)? as usize;
     check(dev, out, count, "take_seen output")?;
     // SAFETY: `seen` holds `range` items and the scan covers them; `out` holds `count`.
-    unsafe { launch_take(dev, seen, range, sums.wrapping_add(plan.levels[0].0), local, out)? };
+    unsafe { launch_take(dev, seen, range, scanned(scratch, &plan)?, out)? };
     Ok(count)
 }
 
@@ -79,11 +80,10 @@ unsafe fn launch_take(
     dev: &Device,
     seen: &mut Buffer<u32>,
     range: usize,
-    offsets: *const u64,
-    local: *const u32,
+    (local, offsets): (DeviceSlice<'_, u32>, DeviceSlice<'_, u64>),
     out: &mut Buffer<u32>,
 ) -> Result<()> {
-    let args = k::TakeSeenArgs { flags: dev.ptr(seen)?, local, offsets, out: dev.ptr(out)? };
+    let args = k::TakeSeenArgs::<Views> { flags: seen.slice_mut(..range)?, local, offsets, out: out.view_mut() };
     dev.launch::<k::TakeSeen>(range, args)
 }
 
@@ -104,8 +104,8 @@ pub fn take_seen_deferred(
     if range == 0 {
         return dev.write(counts, slot, &[0]);
     }
-    let (plan, sums, local) = scan_into_scratch(dev, scratch, seen, range, NONZERO)?;
+    let plan = scan_into_scratch(dev, scratch, seen, range, NONZERO)?;
     // SAFETY: `seen` and `out` hold `range` items and the scan covers them.
-    unsafe { launch_take(dev, seen, range, sums.wrapping_add(plan.levels[0].0), local, out)? };
+    unsafe { launch_take(dev, seen, range, scanned(scratch, &plan)?, out)? };
     dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
 }

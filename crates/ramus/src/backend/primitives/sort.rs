@@ -4,6 +4,7 @@
 use ramus_kernels::primitives as k;
 
 use super::*;
+use crate::backend::slice::Views;
 
 /// Stable ascending sort of the pairs `(keys[i], values[i])`, `i < n`, by the low
 /// `key_bits` bits of the key (`≤ 32`; higher key bits are ignored for the order but
@@ -27,14 +28,15 @@ pub fn sort_by_key(
     if matches!(dev, Device::Cuda(_)) && n <= RANK_SORT_MAX {
         // One launch instead of a scan and a scatter per key bit. A stable sort's output
         // is unique, so this agrees exactly with the radix sort the CPU runs.
-        let tmp_k = dev.ptr(grow(dev, &mut scratch.keys, n)?)?;
-        let tmp_v = dev.ptr(grow(dev, &mut scratch.values, n)?)?;
+        grow(dev, &mut scratch.keys, n)?;
+        grow(dev, &mut scratch.values, n)?;
+        let (tmp_k, tmp_v) = (scratch.keys.as_mut().expect("grown"), scratch.values.as_mut().expect("grown"));
         let mask = if key_bits == 32 { u32::MAX } else { (1u32 << key_bits) - 1 };
-        let args = k::RankSortArgs {
-            keys_in: dev.cptr(keys)?,
-            values_in: dev.cptr(values)?,
-            keys_out: tmp_k,
-            values_out: tmp_v,
+        let args = k::RankSortArgs::<Views> {
+            keys_in: keys.slice(..n)?,
+            values_in: values.slice(..n)?,
+            keys_out: tmp_k.slice_mut(..n)?,
+            values_out: tmp_v.slice_mut(..n)?,
             n: n as u32,
             mask,
         };
@@ -45,31 +47,34 @@ pub fn sort_by_key(
         return Ok(());
     }
     let plan = Plan::new(n);
-    let sums = dev.ptr(grow(dev, &mut scratch.sums, plan.sums_len)?)?;
-    let local = dev.ptr(grow(dev, &mut scratch.local, n)?)?;
-    let tmp_k = dev.ptr(grow(dev, &mut scratch.keys, n)?)?;
-    let tmp_v = dev.ptr(grow(dev, &mut scratch.values, n)?)?;
-    let (key_p, val_p) = (dev.ptr(keys)?, dev.ptr(values)?);
-    let mut src = (key_p, val_p);
-    let mut dst = (tmp_k, tmp_v);
+    grow(dev, &mut scratch.sums, plan.sums_len)?;
+    grow(dev, &mut scratch.local, n)?;
+    grow(dev, &mut scratch.keys, n)?;
+    grow(dev, &mut scratch.values, n)?;
+    let Scratch { sums, local, keys: tmp_k, values: tmp_v } = scratch;
+    let (sums, local) = (sums.as_mut().expect("grown"), local.as_mut().expect("grown"));
+    let (tmp_k, tmp_v) = (tmp_k.as_mut().expect("grown"), tmp_v.as_mut().expect("grown"));
     for bit in 0..key_bits {
+        // Ping-pong: even bits read the caller's pair, odd bits the scratch pair.
+        let (src_k, src_v, dst_k, dst_v) = if bit % 2 == 0 {
+            (&*keys, &*values, &mut *tmp_k, &mut *tmp_v)
+        } else {
+            (&*tmp_k, &*tmp_v, &mut *keys, &mut *values)
+        };
         let pred = Pred { shift: bit, mask: 1, mode: k::MODE_ZERO };
-        // SAFETY: every buffer holds `n` items; `sums` is grown to the plan.
-        unsafe {
-            scan(dev, &plan, sums, src.0, n, local, pred, k::OP_SUM, true)?;
-            let args = k::SplitArgs {
-                keys_in: src.0,
-                values_in: src.1,
-                local,
-                offsets: sums.wrapping_add(plan.levels[0].0),
-                zeros: sums.wrapping_add(plan.total_at()),
-                keys_out: dst.0,
-                values_out: dst.1,
-                bit,
-            };
-            dev.launch::<k::SplitScatter>(n, args)?;
-        }
-        std::mem::swap(&mut src, &mut dst);
+        scan(dev, &plan, sums.view_mut(), src_k.slice(..n)?, local.slice_mut(..n)?, pred, k::OP_SUM, true)?;
+        let args = k::SplitArgs::<Views> {
+            keys_in: src_k.slice(..n)?,
+            values_in: src_v.slice(..n)?,
+            local: local.slice(..n)?,
+            offsets: sums.slice(plan.levels[0].0..)?,
+            zeros: sums.slice(plan.total_at()..)?,
+            keys_out: dst_k.slice_mut(..n)?,
+            values_out: dst_v.slice_mut(..n)?,
+            bit,
+        };
+        // SAFETY: the split writes item `i` to its scanned slot, a permutation of `..n`.
+        unsafe { dev.launch::<k::SplitScatter>(n, args)? };
     }
     if key_bits % 2 == 1 {
         // The result is in the scratch pair.
@@ -101,10 +106,16 @@ pub unsafe fn scatter<T: Elem>(
     if n == 0 {
         return Ok(());
     }
-    let (v, ix, o) = (dev.cptr(values)?, dev.cptr(indices)?, dev.ptr(out)?);
     macro_rules! go {
         ($w:ty) => {
-            dev.launch::<k::Scatter<$w>>(n, k::ScatterArgs::<$w> { values: v.cast(), indices: ix, out: o.cast() })
+            dev.launch::<k::Scatter<$w>>(
+                n,
+                k::ScatterArgs::<$w, Views> {
+                    values: values.slice(..n)?.cast::<$w>()?,
+                    indices: indices.slice(..n)?,
+                    out: out.view_mut().cast::<$w>()?,
+                },
+            )
         };
     }
     // SAFETY: `values`/`indices` hold `n` items (checked); the caller guarantees that the
