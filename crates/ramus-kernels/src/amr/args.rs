@@ -1,9 +1,9 @@
 //! Kernel arguments shared by the kernels of the adapt routine and the marking functions.
 //!
-//! Every AMR kernel gets the whole pool ([`Pool`]) plus one list of block IDs to work on
-//! (the paper's "secondary mode of access": one work item per listed block, or per listed
-//! block and child) and a few list/scalar slots whose meaning each kernel documents. One
-//! argument struct for all of them keeps the host side and the PTX entry list short.
+//! Every AMR kernel gets the whole pool ([`Pool`]) plus the lists it works on (the paper's
+//! "secondary mode of access": one work item per listed block, or per listed block and
+//! child). Each struct names its lists and scalars; kernels with the same inputs share one
+//! (e.g. [`BlockList`]), each step with its own inputs has its own (e.g. [`SanitizeArgs`]).
 
 crate::kernel_args! {
     /// Pointers to every per-block array of the pool (layouts in [`crate::amr`]).
@@ -23,20 +23,187 @@ crate::kernel_args! {
 }
 
 crate::kernel_args! {
-    /// Arguments of the list kernels of the adapt routine (see each kernel for the slots).
-    pub struct ListArgs {
+    /// A list of blocks: kernels that read and write only the pool at the listed blocks
+    /// (and their children or neighbours, as each kernel documents).
+    pub struct BlockList {
         pub pool: args Pool<M>,
         /// The block IDs the items work on.
-        pub list: ref u32,
-        /// A second input list.
-        pub aux: ref u32,
-        /// First output list.
+        pub blocks: ref u32,
+    }
+}
+
+crate::kernel_args! {
+    /// One value for every listed block ([`super::select::SetStatus`],
+    /// [`super::select::SetMark`]).
+    pub struct SetValue {
+        pub pool: args Pool<M>,
+        /// The blocks (distinct IDs).
+        pub blocks: ref u32,
+        /// The status or mark code they get.
+        pub value: val i32,
+    }
+}
+
+crate::kernel_args! {
+    /// One value per listed block ([`super::select::WriteStatus`],
+    /// [`super::select::WriteMark`]).
+    pub struct WriteValues {
+        pub pool: args Pool<M>,
+        /// The blocks (distinct IDs).
+        pub blocks: ref u32,
+        /// The code for `blocks[i]` (as `u32`).
+        pub values: ref u32,
+    }
+}
+
+crate::kernel_args! {
+    /// A per-block output: a flag, a status or the geometry of each listed block, as the
+    /// kernel documents (e.g. [`super::select::FlagLeaves`], [`super::build::BranchStatus`]).
+    pub struct PerBlock {
+        pub pool: args Pool<M>,
+        /// The blocks.
+        pub blocks: ref u32,
+        /// What each block yields, at the kernel's stride.
         pub out: mut u32,
-        /// Second output list.
-        pub out2: mut u32,
-        /// Scalar slots.
-        pub a: val i32,
-        pub b: val i32,
+    }
+}
+
+crate::kernel_args! {
+    /// Related blocks of the listed ones (neighbours, parents, children), as IDs and
+    /// validity flags for a compaction ([`super::select::GatherNeighbours`],
+    /// [`super::build::GatherParents`], [`super::connect::GatherChildren`]).
+    pub struct Gather {
+        pub pool: args Pool<M>,
+        /// The blocks.
+        pub blocks: ref u32,
+        /// Gathered IDs (0 where invalid).
+        pub ids: mut u32,
+        /// 1 where `ids` holds a block, else 0.
+        pub valid: mut u32,
+    }
+}
+
+crate::kernel_args! {
+    /// **Preparation** ([`super::select::Sanitize`]).
+    pub struct SanitizeArgs {
+        pub pool: args Pool<M>,
+        /// The active blocks.
+        pub active: ref u32,
+        /// `1` where the block will be refined.
+        pub refine: mut u32,
+        /// `1` where the block will be coarsened.
+        pub coarsen: mut u32,
+        /// The forest's level limit.
+        pub max_levels: val i32,
+    }
+}
+
+crate::kernel_args! {
+    /// **Map Gaps to Marked Blocks** ([`super::select::AssignChildren`]).
+    pub struct AssignChildrenArgs {
+        pub pool: args Pool<M>,
+        /// The blocks to refine, ascending.
+        pub to_refine: ref u32,
+        /// The gap set (free IDs, taken from the end).
+        pub gaps: ref u32,
+        /// Its length.
+        pub gap_count: val i32,
+    }
+}
+
+crate::kernel_args! {
+    /// Sort keys by the level of the children ([`super::select::LevelKeys`]).
+    pub struct LevelKeysArgs {
+        pub pool: args Pool<M>,
+        /// The blocks.
+        pub blocks: ref u32,
+        /// The key of each: the level of its children.
+        pub keys: mut u32,
+        /// The value of each: its first child (`first_child == 1`) or itself.
+        pub values: mut u32,
+        /// 1: the values are the first children.
+        pub first_child: val u32,
+    }
+}
+
+crate::kernel_args! {
+    /// Per-level offsets in sorted keys ([`super::select::LevelOffsets`]).
+    pub struct LevelOffsetsArgs {
+        /// Level keys, ascending.
+        pub keys: ref u32,
+        /// How many of `keys` count.
+        pub count: val i32,
+        /// First index of each level, `MAX_LEVELS + 1` of them.
+        pub offsets: mut u32,
+    }
+}
+
+crate::kernel_args! {
+    /// **Coarsen Blocks in ID Sets**, gap set ([`super::build::PushGaps`]).
+    pub struct PushGapsArgs {
+        /// The first child of each removed group.
+        pub first_children: ref u32,
+        /// How many groups.
+        pub groups: val i32,
+        /// The gap set.
+        pub gaps: mut u32,
+        /// Where the groups go in it (its length before them).
+        pub base: val i32,
+    }
+}
+
+crate::kernel_args! {
+    /// Children to reset to the free state ([`super::build::ResetRemoved`]).
+    pub struct ResetRemovedArgs {
+        pub pool: args Pool<M>,
+        /// The first child of each removed group.
+        pub first_children: ref u32,
+    }
+}
+
+crate::kernel_args! {
+    /// **Refine Blocks in ID Sets** ([`super::build::AppendChildren`]).
+    pub struct AppendChildrenArgs {
+        pub pool: args Pool<M>,
+        /// The refined parents, grouped by level.
+        pub parents: ref u32,
+        /// The first parent of this level in `parents`.
+        pub first: val i32,
+        /// The ID set of the children's level.
+        pub id_set: mut u32,
+        /// Its current length (where the children go).
+        pub len: val i32,
+    }
+}
+
+crate::kernel_args! {
+    /// Parents whose children were relinked ([`super::build::RelinkedParents`]).
+    pub struct RelinkedParentsArgs {
+        pub pool: args Pool<M>,
+        /// The minimal map.
+        pub map: ref u32,
+        /// The blocks just refined, ascending.
+        pub refined: ref u32,
+        /// How many of `refined` count.
+        pub refined_count: val i32,
+        /// The level asked for.
+        pub level: val i32,
+        /// `map[i]`.
+        pub ids: mut u32,
+        /// 1 where `map[i]` is such a parent.
+        pub valid: mut u32,
+    }
+}
+
+crate::kernel_args! {
+    /// `nbr_child` (and optionally `onb`) of listed blocks
+    /// ([`super::connect::NeighbourChildren`]).
+    pub struct NeighbourChildrenArgs {
+        pub pool: args Pool<M>,
+        /// The blocks.
+        pub blocks: ref u32,
+        /// 1: also recompute `onb`.
+        pub with_onb: val u32,
     }
 }
 
@@ -56,8 +223,8 @@ crate::kernel_args! {
     }
 }
 
-/// Declares a kernel generic over the dimension with [`ListArgs`] (or another argument
-/// type); its PTX entries are registered in [`crate::registry`]. `items(l) = expr` is
+/// Declares a kernel generic over the dimension with one of the argument structs above;
+/// its PTX entries are registered in [`crate::registry`]. `items(l) = expr` is
 /// [`Kernel::max_items`](crate::launch::Kernel::max_items): the most items the argument
 /// lengths `l` allow.
 macro_rules! amr_kernel {

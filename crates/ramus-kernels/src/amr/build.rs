@@ -5,18 +5,20 @@
 //! Items over "blocks × children" decode `i` as block `i / N_c`, child `i % N_c`; `N_c`
 //! is a power of two, so these are shifts.
 
-use super::args::{amr_kernel, ListArgs};
+use super::args::{
+    amr_kernel, AppendChildrenArgs, BlockList, Gather, PerBlock, PushGapsArgs, RelinkedParentsArgs, ResetRemovedArgs,
+};
 use super::{child_position, status, units, MARK_NONE, MARK_REFINE_FREEZE};
 use crate::block::N_SKIP;
 
 amr_kernel!(
-    /// **Build / Reset Children**, new children. Item `i` over `list` (blocks to refine) ×
+    /// **Build / Reset Children**, new children. Item `i` over `blocks` (to refine) ×
     /// `N_c`: child `k` of `b` gets level + 1, origin = parent origin + position(k) × block
     /// width on the child level, status `NEW`, parent `b`, no children, no mark. Links and
     /// masks are set in S8.
-    BuildChildren, ListArgs, items(l) = l.list * D::CHILDREN, |i, a| {
+    BuildChildren, BlockList, items(l) = l.blocks * D::CHILDREN, |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i / D::CHILDREN) as usize;
+        let b = *a.blocks.add(i / D::CHILDREN) as usize;
         let k = i & (D::CHILDREN - 1);
         let c = (*p.child.add(b) as usize) + k;
         let l = *p.level.add(b) + 1;
@@ -34,46 +36,46 @@ amr_kernel!(
 );
 
 amr_kernel!(
-    /// **Build / Reset Children**, removed children. Item `i` over `list` (blocks to
+    /// **Build / Reset Children**, removed children. Item `i` over `blocks` (to
     /// coarsen) × `N_c`: the child's status becomes `REMOVE` (the per-block flag that S5
     /// uses to pull it from its ID set).
-    MarkRemoved, ListArgs, items(l) = l.list * D::CHILDREN, |i, a| {
+    MarkRemoved, BlockList, items(l) = l.blocks * D::CHILDREN, |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i / D::CHILDREN) as usize;
+        let b = *a.blocks.add(i / D::CHILDREN) as usize;
         let c = (*p.child.add(b) as usize) + (i & (D::CHILDREN - 1));
         *p.status.add(c) = status::REMOVE;
     }
 );
 
 amr_kernel!(
-    /// **Coarsen Blocks in ID Sets**: `out[i] = 1` if ID-set entry `list[i]` is being
+    /// **Coarsen Blocks in ID Sets**: `out[i] = 1` if ID-set entry `blocks[i]` is being
     /// removed (status `REMOVE`), for `remove_if`.
-    FlagRemoved, ListArgs, items(l) = l.list.min(l.out), |i, a| {
-        *a.out.add(i) = (*a.pool.status.add(*a.list.add(i) as usize) == status::REMOVE) as u32;
+    FlagRemoved, PerBlock, items(l) = l.blocks.min(l.out), |i, a| {
+        *a.out.add(i) = (*a.pool.status.add(*a.blocks.add(i) as usize) == status::REMOVE) as u32;
     }
 );
 
 amr_kernel!(
-    /// **Coarsen Blocks in ID Sets**, gap set. Item `i` over `b` groups × `N_c`: group `g`
-    /// (first child `aux[g]`) goes to gap slots `a + (b − 1 − g) N_c ..`, in descending ID
-    /// order, so that taking gaps from the end yields group 0 first, each group ascending
-    /// and contiguous (what S2 relies on).
-    PushGaps, ListArgs, items(l) = if l.out < l.a.max(0) as usize + l.b.max(0) as usize * D::CHILDREN { 0 } else { l.aux.min(l.b.max(0) as usize) * D::CHILDREN }, |i, a| {
+    /// **Coarsen Blocks in ID Sets**, gap set. Item `i` over `groups` × `N_c`: group `g`
+    /// (first child `first_children[g]`) goes to gap slots `base + (groups − 1 − g) N_c ..`,
+    /// in descending ID order, so that taking gaps from the end yields group 0 first, each
+    /// group ascending and contiguous (what S2 relies on).
+    PushGaps, PushGapsArgs, items(l) = if l.gaps < l.base.max(0) as usize + l.groups.max(0) as usize * D::CHILDREN { 0 } else { l.first_children.min(l.groups.max(0) as usize) * D::CHILDREN }, |i, a| {
         let nc = D::CHILDREN;
         let g = i / nc;
         let j = i & (nc - 1);
-        let slot = a.a as usize + (a.b as usize - 1 - g) * nc + j;
-        *a.out.add(slot) = *a.aux.add(g) + (nc - 1 - j) as u32;
+        let slot = a.base as usize + (a.groups as usize - 1 - g) * nc + j;
+        *a.gaps.add(slot) = *a.first_children.add(g) + (nc - 1 - j) as u32;
     }
 );
 
 amr_kernel!(
     /// **Coarsen Blocks in ID Sets**, reset. Item `i` over groups × `N_c`: block
-    /// `aux[i / N_c] + i % N_c` returns to the free state of a fresh pool (level −1,
+    /// `first_children[i / N_c] + i % N_c` returns to the free state of a fresh pool (level −1,
     /// `INACTIVE`, no parent/children, links `N_SKIP`, zero origin and masks).
-    ResetRemoved, ListArgs, items(l) = l.aux * D::CHILDREN, |i, a| {
+    ResetRemoved, ResetRemovedArgs, items(l) = l.first_children * D::CHILDREN, |i, a| {
         let p = &a.pool;
-        let c = (*a.aux.add(i / D::CHILDREN) as usize) + (i & (D::CHILDREN - 1));
+        let c = (*a.first_children.add(i / D::CHILDREN) as usize) + (i & (D::CHILDREN - 1));
         *p.level.add(c) = -1;
         *p.origin.add(3 * c) = 0;
         *p.origin.add(3 * c + 1) = 0;
@@ -96,13 +98,12 @@ amr_kernel!(
 );
 
 amr_kernel!(
-    /// **Refine Blocks in ID Sets**. Item `i` over (parents `aux[a ..]` of one level) ×
-    /// `N_c`: `out[b + i]` = child `i % N_c` of parent `aux[a + i / N_c]` (`out` is the ID
-    /// set of the children's level, `b` its current length).
-    AppendChildren, ListArgs, items(l) = (l.aux.saturating_sub(l.a.max(0) as usize) * D::CHILDREN).min(l.out.saturating_sub(l.b.max(0) as usize)), |i, a| {
-        let q = *a.aux.add(a.a as usize + i / D::CHILDREN) as usize;
+    /// **Refine Blocks in ID Sets**. Item `i` over (parents `parents[first ..]` of one
+    /// level) × `N_c`: `id_set[len + i]` = child `i % N_c` of parent `parents[first + i / N_c]`.
+    AppendChildren, AppendChildrenArgs, items(l) = (l.parents.saturating_sub(l.first.max(0) as usize) * D::CHILDREN).min(l.id_set.saturating_sub(l.len.max(0) as usize)), |i, a| {
+        let q = *a.parents.add(a.first as usize + i / D::CHILDREN) as usize;
         let c = *a.pool.child.add(q) as usize + (i & (D::CHILDREN - 1));
-        *a.out.add(a.b as usize + i) = c as u32;
+        *a.id_set.add(a.len as usize + i) = c as u32;
     }
 );
 
@@ -110,9 +111,9 @@ amr_kernel!(
     /// **Finalize Ref. IDs**, refined blocks. Item `i` over the refined blocks: the block
     /// becomes `REFINED` (`REFINED_PERMANENT` if its mark asked for a frozen refinement) and
     /// its new children become leaves.
-    FinalizeRefined, ListArgs, items(l) = l.list, |i, a| {
+    FinalizeRefined, BlockList, items(l) = l.blocks, |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i) as usize;
+        let b = *a.blocks.add(i) as usize;
         let frozen = *p.mark.add(b) == MARK_REFINE_FREEZE;
         *p.status.add(b) = if frozen { status::REFINED_PERMANENT } else { status::REFINED };
         let c = *p.child.add(b) as usize;
@@ -124,49 +125,49 @@ amr_kernel!(
 
 amr_kernel!(
     /// **Finalize Ref. IDs**, coarsened blocks: leaves again, without children.
-    FinalizeCoarsened, ListArgs, items(l) = l.list, |i, a| {
+    FinalizeCoarsened, BlockList, items(l) = l.blocks, |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i) as usize;
+        let b = *a.blocks.add(i) as usize;
         *p.status.add(b) = status::UNREFINED;
         *p.child.add(b) = -1;
     }
 );
 
 amr_kernel!(
-    /// Parents of the marked blocks `list`: `out[i] = parent`, `out2[i] = 1` if there is
+    /// Parents of the marked blocks `blocks`: `ids[i] = parent`, `valid[i] = 1` if there is
     /// one (root blocks have none).
-    GatherParents, ListArgs, items(l) = l.list.min(l.out).min(l.out2), |i, a| {
-        let q = *a.pool.parent.add(*a.list.add(i) as usize);
-        *a.out.add(i) = if q >= 0 { q as u32 } else { 0 };
-        *a.out2.add(i) = (q >= 0) as u32;
+    GatherParents, Gather, items(l) = l.blocks.min(l.ids).min(l.valid), |i, a| {
+        let q = *a.pool.parent.add(*a.blocks.add(i) as usize);
+        *a.ids.add(i) = if q >= 0 { q as u32 } else { 0 };
+        *a.valid.add(i) = (q >= 0) as u32;
     }
 );
 
 amr_kernel!(
-    /// After an adapt, over the minimal map `list`: `out[i] = list[i]`, `out2[i] = 1` if
-    /// the block is on level `a`, has children and is not among the blocks just refined
-    /// (`aux[..b]`, ascending). Only children of map blocks change their ghost layers
+    /// After an adapt, over the minimal map: `ids[i] = map[i]`, `valid[i] = 1` if
+    /// the block is on `level`, has children and is not among the blocks just refined
+    /// (`refined[..refined_count]`, ascending). Only children of map blocks change their ghost layers
     /// (blocks appear or vanish one level below the marked blocks, whose neighbours form
     /// the map), and the children of a block just refined were filled from it.
-    RelinkedParents, ListArgs, items(l) = if l.aux < l.b.max(0) as usize { 0 } else { l.list.min(l.out).min(l.out2) }, |i, a| {
+    RelinkedParents, RelinkedParentsArgs, items(l) = if l.refined < l.refined_count.max(0) as usize { 0 } else { l.map.min(l.ids).min(l.valid) }, |i, a| {
         let p = &a.pool;
-        let q = *a.list.add(i);
-        let mut keep = *p.level.add(q as usize) == a.a && status::has_children(*p.status.add(q as usize));
+        let q = *a.map.add(i);
+        let mut keep = *p.level.add(q as usize) == a.level && status::has_children(*p.status.add(q as usize));
         if keep {
             // Binary search of the refined blocks.
-            let (mut lo, mut hi) = (0usize, a.b as usize);
+            let (mut lo, mut hi) = (0usize, a.refined_count as usize);
             while lo < hi {
                 let mid = (lo + hi) >> 1;
-                if *a.aux.add(mid) < q {
+                if *a.refined.add(mid) < q {
                     lo = mid + 1;
                 } else {
                     hi = mid;
                 }
             }
-            keep = !(lo < a.b as usize && *a.aux.add(lo) == q);
+            keep = !(lo < a.refined_count as usize && *a.refined.add(lo) == q);
         }
-        *a.out.add(i) = q;
-        *a.out2.add(i) = keep as u32;
+        *a.ids.add(i) = q;
+        *a.valid.add(i) = keep as u32;
     }
 );
 
@@ -176,9 +177,9 @@ amr_kernel!(
     /// first would orphan them), `REFINED` if all children are leaves; permanent blocks
     /// stay permanent. Written to `status` by a second launch ([`super::select::WriteStatus`])
     /// because a parent may also be a child another item reads.
-    BranchStatus, ListArgs, items(l) = l.list.min(l.out), |i, a| {
+    BranchStatus, PerBlock, items(l) = l.blocks.min(l.out), |i, a| {
         let p = &a.pool;
-        let q = *a.list.add(i) as usize;
+        let q = *a.blocks.add(i) as usize;
         let s = *p.status.add(q);
         let mut out = s;
         if s == status::REFINED || s == status::REFINED_WITH_CHILD {

@@ -10,7 +10,7 @@
 //! Directions are enumerated by nested loops over the offsets (x fastest), which yields
 //! the link index of [`crate::block::link_index`] without divisions.
 
-use super::args::{amr_kernel, ListArgs};
+use super::args::{amr_kernel, BlockList, Gather, NeighbourChildrenArgs};
 use super::{status, BLOCK_CHILD_HAS_GHOSTS, BLOCK_HAS_GHOSTS, CELL_GHOST, CELL_INTERFACE, CELL_INTERIOR, NO_CHILD};
 use crate::block::N_SKIP;
 use crate::lattice::Dim;
@@ -39,11 +39,11 @@ unsafe fn link_child(p: &super::args::Pool, n: i32) -> i32 {
 }
 
 amr_kernel!(
-    /// Recomputes `nbr_child` of `list[i]` from its links and the final `child`/`status`
-    /// of its neighbours; with `a == 1` also `onb` (any negative link).
-    NeighbourChildren, ListArgs, items(l) = l.list, |i, a| {
+    /// Recomputes `nbr_child` of `blocks[i]` from its links and the final `child`/`status`
+    /// of its neighbours; with `with_onb == 1` also `onb` (any negative link).
+    NeighbourChildren, NeighbourChildrenArgs, items(l) = l.blocks, |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i) as usize;
+        let b = *a.blocks.add(i) as usize;
         let nb = D::NEIGHBORS;
         let mut onb = false;
         for k in 0..nb {
@@ -51,40 +51,40 @@ amr_kernel!(
             onb |= n < 0;
             *p.nbr_child.add(b * nb + k) = link_child(p, n);
         }
-        if a.a == 1 {
+        if a.with_onb == 1 {
             *p.onb.add(b) = onb as u32;
         }
     }
 );
 
 amr_kernel!(
-    /// Children of the refined blocks of `list`: `out[i N_c + k] = child + k` and
-    /// `out2 = 1`, or `out2 = 0` for leaves.
-    GatherChildren, ListArgs, items(l) = l.list.min(l.out / D::CHILDREN).min(l.out2 / D::CHILDREN), |i, a| {
+    /// Children of the refined blocks of `blocks`: `ids[i N_c + k] = child + k` and
+    /// `valid = 1`, or `valid = 0` for leaves.
+    GatherChildren, Gather, items(l) = l.blocks.min(l.ids / D::CHILDREN).min(l.valid / D::CHILDREN), |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i) as usize;
+        let b = *a.blocks.add(i) as usize;
         let nc = D::CHILDREN;
         let refined = status::has_children(*p.status.add(b));
         let c = *p.child.add(b);
         for k in 0..nc {
-            *a.out.add(i * nc + k) = if refined { (c as usize + k) as u32 } else { 0 };
-            *a.out2.add(i * nc + k) = refined as u32;
+            *a.ids.add(i * nc + k) = if refined { (c as usize + k) as u32 } else { 0 };
+            *a.valid.add(i * nc + k) = refined as u32;
         }
     }
 );
 
 amr_kernel!(
-    /// **Update Connectivity**. Item `i` over blocks `y = list[i]` (the children of refined
+    /// **Update Connectivity**. Item `i` over blocks `y = blocks[i]` (the children of refined
     /// map blocks, and the map itself; root blocks are skipped, their links are fixed):
     /// link `o` of child position `c0` is `q = c0 + o ∈ {-1..2}^D`, in the parent's
     /// neighbour `O = floor(q / 2)` at child position `q mod 2`: the parent's `nbr_child[O]`
     /// plus that child index if it is a child ID; `N_SKIP` if the neighbour is a leaf
     /// (or missing); else the boundary sentinel, passed down. Reads only the parent's
     /// `nbr_child` (a parent may itself be a child whose `nbr` this launch rewrites).
-    ChildLinks, ListArgs, items(l) = l.list, |i, a| {
+    ChildLinks, BlockList, items(l) = l.blocks, |i, a| {
         let p = &a.pool;
         let nb = D::NEIGHBORS;
-        let y = *a.list.add(i) as usize;
+        let y = *a.blocks.add(i) as usize;
         let q = *p.parent.add(y);
         if q < 0 {
             // A root block: its links never change.
@@ -141,15 +141,15 @@ unsafe fn has_skip<D: Dim>(p: &super::args::Pool, b: usize) -> bool {
 }
 
 amr_kernel!(
-    /// **Designate Ghosts**. Item `i` over blocks `list` × `4^D` cells: toward each `N_SKIP`
+    /// **Designate Ghosts**. Item `i` over `blocks` × `4^D` cells: toward each `N_SKIP`
     /// direction `o`, the cell's layer is the max over crossed axes of its distance
     /// (1-based) to that face/edge/corner; layers 1–2 are ghost cells, 3–4 interface cells;
     /// ghost wins over interface over interior (the codes are ordered that way).
-    CellMasks, ListArgs, items(l) = l.list * D::BLOCK_CELLS, |i, a| {
+    CellMasks, BlockList, items(l) = l.blocks * D::BLOCK_CELLS, |i, a| {
         let p = &a.pool;
         let nb = D::NEIGHBORS;
         let m = D::BLOCK_CELLS;
-        let b = *a.list.add(i / m) as usize;
+        let b = *a.blocks.add(i / m) as usize;
         let t = i & (m - 1);
         let (x, y, z) = ((t & 3) as i32, ((t >> 2) & 3) as i32, (t >> 4) as i32);
         let mut v = CELL_INTERIOR;
@@ -177,13 +177,13 @@ amr_kernel!(
 );
 
 amr_kernel!(
-    /// **Designate Ghosts**, block masks. Item `i` over `list`: [`BLOCK_HAS_GHOSTS`] if the
+    /// **Designate Ghosts**, block masks. Item `i` over `blocks`: [`BLOCK_HAS_GHOSTS`] if the
     /// block has a non-interior cell (exactly when one of its links is `N_SKIP`),
     /// [`BLOCK_CHILD_HAS_GHOSTS`] if a child has. Derived from links, not from other
     /// items' masks, so the launch has no read/write overlap.
-    BlockMasks, ListArgs, items(l) = l.list, |i, a| {
+    BlockMasks, BlockList, items(l) = l.blocks, |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i) as usize;
+        let b = *a.blocks.add(i) as usize;
         let mut mask = if has_skip::<D>(p, b) { BLOCK_HAS_GHOSTS } else { 0 };
         if status::has_children(*p.status.add(b)) {
             let c = *p.child.add(b) as usize;

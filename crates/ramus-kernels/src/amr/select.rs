@@ -6,7 +6,10 @@
 //! reads nothing another item of the same launch writes: the kernels are deterministic and
 //! race-free on both backends.
 
-use super::args::{amr_kernel, ListArgs};
+use super::args::{
+    amr_kernel, AssignChildrenArgs, BlockList, Gather, LevelKeysArgs, LevelOffsetsArgs, PerBlock, SanitizeArgs,
+    SetValue, WriteValues,
+};
 use super::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZE, NO_CHILD};
 use crate::block::N_SKIP;
 
@@ -17,20 +20,20 @@ pub const fn is_refine_mark(m: i32) -> bool {
 }
 
 amr_kernel!(
-    /// **Preparation** (sanitize the marks). Item `i`, block `b = list[i]` (the active
-    /// blocks): `out[i] = 1` if `b` is a leaf marked for refinement below the level limit
-    /// `a` (= `max_levels`) whose same-level neighbours all exist (2:1: no `N_SKIP` link —
-    /// the children would touch a region two levels coarser); `out2[i] = 1` if `b` is
+    /// **Preparation** (sanitize the marks). Item `i`, block `b = active[i]`:
+    /// `refine[i] = 1` if `b` is a leaf marked for refinement below the level limit
+    /// `max_levels` whose same-level neighbours all exist (2:1: no `N_SKIP` link —
+    /// the children would touch a region two levels coarser); `coarsen[i] = 1` if `b` is
     /// `REFINED` (all children leaves, not permanent) and every child is marked
     /// [`MARK_COARSEN`]. Statuses are not touched, so a refused adapt leaves the forest as
     /// it was.
-    Sanitize, ListArgs, items(l) = l.list.min(l.out).min(l.out2), |i, a| {
+    Sanitize, SanitizeArgs, items(l) = l.active.min(l.refine).min(l.coarsen), |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i) as usize;
+        let b = *a.active.add(i) as usize;
         let s = *p.status.add(b);
         let mut refine = 0u32;
         let mut coarsen = 0u32;
-        if s == status::UNREFINED && is_refine_mark(*p.mark.add(b)) && *p.level.add(b) + 1 < a.a {
+        if s == status::UNREFINED && is_refine_mark(*p.mark.add(b)) && *p.level.add(b) + 1 < a.max_levels {
             let mut ok = true;
             for k in 0..D::NEIGHBORS {
                 ok &= *p.nbr.add(b * D::NEIGHBORS + k) != N_SKIP;
@@ -44,64 +47,64 @@ amr_kernel!(
             }
             coarsen = all as u32;
         }
-        *a.out.add(i) = refine;
-        *a.out2.add(i) = coarsen;
+        *a.refine.add(i) = refine;
+        *a.coarsen.add(i) = coarsen;
     }
 );
 
 amr_kernel!(
-    /// `status[list[i]] = a` (list IDs distinct).
-    SetStatus, ListArgs, items(l) = l.list, |i, a| {
-        *a.pool.status.add(*a.list.add(i) as usize) = a.a;
+    /// `status[blocks[i]] = value` (distinct IDs).
+    SetStatus, SetValue, items(l) = l.blocks, |i, a| {
+        *a.pool.status.add(*a.blocks.add(i) as usize) = a.value;
     }
 );
 
 amr_kernel!(
-    /// `status[list[i]] = aux[i]` (list IDs distinct).
-    WriteStatus, ListArgs, items(l) = l.list.min(l.aux), |i, a| {
-        *a.pool.status.add(*a.list.add(i) as usize) = *a.aux.add(i) as i32;
+    /// `status[blocks[i]] = values[i]` (distinct IDs).
+    WriteStatus, WriteValues, items(l) = l.blocks.min(l.values), |i, a| {
+        *a.pool.status.add(*a.blocks.add(i) as usize) = *a.values.add(i) as i32;
     }
 );
 
 amr_kernel!(
-    /// `mark[list[i]] = a` for active blocks (list IDs distinct).
-    SetMark, ListArgs, items(l) = l.list, |i, a| {
-        let b = *a.list.add(i) as usize;
+    /// `mark[blocks[i]] = value` for active blocks (distinct IDs).
+    SetMark, SetValue, items(l) = l.blocks, |i, a| {
+        let b = *a.blocks.add(i) as usize;
         if *a.pool.status.add(b) != status::INACTIVE {
-            *a.pool.mark.add(b) = a.a;
+            *a.pool.mark.add(b) = a.value;
         }
     }
 );
 
 amr_kernel!(
-    /// `mark[list[i]] = aux[i]` for active blocks (list IDs distinct).
-    WriteMark, ListArgs, items(l) = l.list.min(l.aux), |i, a| {
-        let b = *a.list.add(i) as usize;
+    /// `mark[blocks[i]] = values[i]` for active blocks (distinct IDs).
+    WriteMark, WriteValues, items(l) = l.blocks.min(l.values), |i, a| {
+        let b = *a.blocks.add(i) as usize;
         if *a.pool.status.add(b) != status::INACTIVE {
-            *a.pool.mark.add(b) = *a.aux.add(i) as i32;
+            *a.pool.mark.add(b) = *a.values.add(i) as i32;
         }
     }
 );
 
 amr_kernel!(
-    /// `mark[list[i]] = MARK_NONE`: the marks are consumed by one adapt.
-    ClearMarks, ListArgs, items(l) = l.list, |i, a| {
-        *a.pool.mark.add(*a.list.add(i) as usize) = MARK_NONE;
+    /// `mark[blocks[i]] = MARK_NONE`: the marks are consumed by one adapt.
+    ClearMarks, BlockList, items(l) = l.blocks, |i, a| {
+        *a.pool.mark.add(*a.blocks.add(i) as usize) = MARK_NONE;
     }
 );
 
 amr_kernel!(
-    /// `out[i] = 1` if `list[i]` is a leaf, else 0.
-    FlagLeaves, ListArgs, items(l) = l.list.min(l.out), |i, a| {
-        *a.out.add(i) = (*a.pool.status.add(*a.list.add(i) as usize) == status::UNREFINED) as u32;
+    /// `out[i] = 1` if `blocks[i]` is a leaf, else 0.
+    FlagLeaves, PerBlock, items(l) = l.blocks.min(l.out), |i, a| {
+        *a.out.add(i) = (*a.pool.status.add(*a.blocks.add(i) as usize) == status::UNREFINED) as u32;
     }
 );
 
 amr_kernel!(
-    /// Leaf geometry for the host: `out[4i..4i+4] = (level, origin)` of `list[i]`.
-    Geometry, ListArgs, items(l) = l.list.min(l.out / 4), |i, a| {
+    /// Leaf geometry for the host: `out[4i..4i+4] = (level, origin)` of `blocks[i]`.
+    Geometry, PerBlock, items(l) = l.blocks.min(l.out / 4), |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i) as usize;
+        let b = *a.blocks.add(i) as usize;
         *a.out.add(4 * i) = *p.level.add(b) as u32;
         *a.out.add(4 * i + 1) = *p.origin.add(3 * b) as u32;
         *a.out.add(4 * i + 2) = *p.origin.add(3 * b + 1) as u32;
@@ -110,29 +113,29 @@ amr_kernel!(
 );
 
 amr_kernel!(
-    /// **Minimal Map**, first pass. Item `i` over the marked blocks `list`: copies their
-    /// `3^D` links (the centre one is the block itself) to `out[i 3^D + k]`, with
-    /// `out2 = 1` for valid IDs and 0 for sentinels (compacted, sorted and made unique by
+    /// **Minimal Map**, first pass. Item `i` over the marked blocks `blocks`: copies their
+    /// `3^D` links (the centre one is the block itself) to `ids[i 3^D + k]`, with
+    /// `valid = 1` for valid IDs and 0 for sentinels (compacted, sorted and made unique by
     /// the host with the primitives).
-    GatherNeighbours, ListArgs, items(l) = l.list.min(l.out / D::NEIGHBORS).min(l.out2 / D::NEIGHBORS), |i, a| {
-        let b = *a.list.add(i) as usize;
+    GatherNeighbours, Gather, items(l) = l.blocks.min(l.ids / D::NEIGHBORS).min(l.valid / D::NEIGHBORS), |i, a| {
+        let b = *a.blocks.add(i) as usize;
         let nb = D::NEIGHBORS;
         for k in 0..nb {
             let n = *a.pool.nbr.add(b * nb + k);
-            *a.out.add(i * nb + k) = if n >= 0 { n as u32 } else { 0 };
-            *a.out2.add(i * nb + k) = (n >= 0) as u32;
+            *a.ids.add(i * nb + k) = if n >= 0 { n as u32 } else { 0 };
+            *a.valid.add(i * nb + k) = (n >= 0) as u32;
         }
     }
 );
 
 amr_kernel!(
     /// **Map Gaps to Marked Blocks**. Item `i` over the blocks to refine (ascending IDs):
-    /// `child[list[i]]` = its first child, `aux[a − 1 − i N_c]` where `aux` is the gap set
-    /// and `a` its length: gaps are taken from the end (smallest free IDs first), and each
-    /// group of `N_c` read backwards is contiguous and ascending.
-    AssignChildren, ListArgs, items(l) = l.list.min(l.aux.min(l.a.max(0) as usize).div_ceil(D::CHILDREN)), |i, a| {
-        let b = *a.list.add(i) as usize;
-        *a.pool.child.add(b) = *a.aux.add(a.a as usize - 1 - i * D::CHILDREN) as i32;
+    /// `child[to_refine[i]]` = its first child, `gaps[gap_count − 1 − i N_c]`: gaps are
+    /// taken from the end (smallest free IDs first), and each group of `N_c` read
+    /// backwards is contiguous and ascending.
+    AssignChildren, AssignChildrenArgs, items(l) = l.to_refine.min(l.gaps.min(l.gap_count.max(0) as usize).div_ceil(D::CHILDREN)), |i, a| {
+        let b = *a.to_refine.add(i) as usize;
+        *a.pool.child.add(b) = *a.gaps.add(a.gap_count as usize - 1 - i * D::CHILDREN) as i32;
     }
 );
 
@@ -140,9 +143,9 @@ amr_kernel!(
     /// **Map Gaps to Marked Blocks**, connectivity. Item `i` over the minimal map: every
     /// link to a block marked for refinement gets `nbr_child` = that block's new first
     /// child. Writes only the item's own `nbr_child` row.
-    MapRefinedNeighbours, ListArgs, items(l) = l.list, |i, a| {
+    MapRefinedNeighbours, BlockList, items(l) = l.blocks, |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i) as usize;
+        let b = *a.blocks.add(i) as usize;
         let nb = D::NEIGHBORS;
         for k in 0..nb {
             let n = *p.nbr.add(b * nb + k);
@@ -159,9 +162,9 @@ amr_kernel!(
     /// itself included — has or will get children, which would then touch a block two
     /// levels coarser). If any child violates, the block reverts to `REFINED` and
     /// `out[i] = 0`; else `out[i] = 1`.
-    CheckCoarsen, ListArgs, items(l) = l.list.min(l.out), |i, a| {
+    CheckCoarsen, PerBlock, items(l) = l.blocks.min(l.out), |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i) as usize;
+        let b = *a.blocks.add(i) as usize;
         let c = *p.child.add(b) as usize;
         let nb = D::NEIGHBORS;
         let mut violated = false;
@@ -181,9 +184,9 @@ amr_kernel!(
     /// records that the block loses its children (`nbr_child` toward it = `NO_CHILD`). Two
     /// items never write the same entry: the entry of neighbour `n` in direction `d` names
     /// the single block `nbr[n][d]`.
-    UnmapCoarsened, ListArgs, items(l) = l.list, |i, a| {
+    UnmapCoarsened, BlockList, items(l) = l.blocks, |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i) as usize;
+        let b = *a.blocks.add(i) as usize;
         let nb = D::NEIGHBORS;
         let centre = nb / 2;
         for k in 0..nb {
@@ -196,30 +199,30 @@ amr_kernel!(
 );
 
 amr_kernel!(
-    /// Sort keys by level: `out[i] = level[list[i]] + 1` (the level of the children) and
-    /// `out2[i] = child[list[i]]` if `a == 1`, else `list[i]`.
-    LevelKeys, ListArgs, items(l) = l.list.min(l.out).min(l.out2), |i, a| {
+    /// Sort keys by level: `keys[i] = level[blocks[i]] + 1` (the level of the children) and
+    /// `values[i] = child[blocks[i]]` if `first_child == 1`, else `blocks[i]`.
+    LevelKeys, LevelKeysArgs, items(l) = l.blocks.min(l.keys).min(l.values), |i, a| {
         let p = &a.pool;
-        let b = *a.list.add(i) as usize;
-        *a.out.add(i) = (*p.level.add(b) + 1) as u32;
-        *a.out2.add(i) = if a.a == 1 { *p.child.add(b) as u32 } else { b as u32 };
+        let b = *a.blocks.add(i) as usize;
+        *a.keys.add(i) = (*p.level.add(b) + 1) as u32;
+        *a.values.add(i) = if a.first_child == 1 { *p.child.add(b) as u32 } else { b as u32 };
     }
 );
 
 amr_kernel!(
-    /// Item `l` (`0 ..= MAX_LEVELS`): `out[l]` = first index of `aux[0..a]` (ascending
+    /// Item `l` (`0 ..= MAX_LEVELS`): `offsets[l]` = first index of `keys[0..count]` (ascending
     /// keys) with key `≥ l`, by binary search. Differences of consecutive entries are the
     /// per-level counts.
-    LevelOffsets, ListArgs, items(l) = if l.aux < l.a.max(0) as usize { 0 } else { l.out }, |i, a| {
-        let (mut lo, mut hi) = (0usize, a.a as usize);
+    LevelOffsets, LevelOffsetsArgs, items(l) = if l.keys < l.count.max(0) as usize { 0 } else { l.offsets }, |i, a| {
+        let (mut lo, mut hi) = (0usize, a.count as usize);
         while lo < hi {
             let mid = (lo + hi) >> 1;
-            if (*a.aux.add(mid) as usize) < i {
+            if (*a.keys.add(mid) as usize) < i {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
-        *a.out.add(i) = lo as u32;
+        *a.offsets.add(i) = lo as u32;
     }
 );

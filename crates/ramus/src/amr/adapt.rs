@@ -13,6 +13,7 @@
 
 use std::time::Duration;
 
+use ramus_kernels::amr::args::{LevelOffsetsArgs, PushGapsArgs};
 use ramus_kernels::amr::build::{
     AppendChildren, BranchStatus, BuildChildren, FinalizeCoarsened, FinalizeRefined, FlagRemoved, GatherParents,
     MarkRemoved, PushGaps, RelinkedParents, ResetRemoved,
@@ -25,11 +26,11 @@ use ramus_kernels::amr::select::{
 use ramus_kernels::amr::status;
 use ramus_kernels::Dim;
 
-use super::workspace::{ensure, key_bits, list_args, run, AdaptWorkspace};
+use super::workspace::{amr_args, ensure, key_bits, run, AdaptWorkspace};
 use super::{metadata_bytes_per_block, Mesh};
 use crate::backend::primitives as prim;
 use crate::backend::stopwatch::Stopwatch;
-use crate::backend::{Buffer, Device, DeviceSlice};
+use crate::backend::{Buffer, Device, Views};
 use crate::error::{Error, Result};
 
 /// Names of the timed steps, in order (paper: Preparation, then steps 1–8).
@@ -142,10 +143,15 @@ impl<D: Dim> Mesh<D> {
         let n_act = self.gather_active(ws)?;
         ensure(&dev, &mut ws.flags, n_act)?;
         ensure(&dev, &mut ws.coarsen_flags, n_act)?;
-        let mut a = list_args!(self, ws.active.view());
-        a.out = ws.flags.view_mut();
-        a.out2 = ws.coarsen_flags.view_mut();
-        a.a = self.spec.max_levels as i32;
+        let a = amr_args!(
+            self,
+            SanitizeArgs {
+                active: ws.active.view(),
+                refine: ws.flags.view_mut(),
+                coarsen: ws.coarsen_flags.view_mut(),
+                max_levels: self.spec.max_levels as i32,
+            }
+        );
         run::<Sanitize<D>>(&dev, n_act, a)?;
         // The flagged IDs in ascending order (children are assigned in this order in S2,
         // independent of ID-set order), both counts left on the device: one read-back.
@@ -203,9 +209,10 @@ impl<D: Dim> Mesh<D> {
         let n_k = n.marked();
         ensure(&dev, &mut ws.gathered, n_k * D::NEIGHBORS)?;
         ensure(&dev, &mut ws.gathered_valid, n_k * D::NEIGHBORS)?;
-        let mut a = list_args!(self, ws.marked.view());
-        a.out = ws.gathered.view_mut();
-        a.out2 = ws.gathered_valid.view_mut();
+        let a = amr_args!(
+            self,
+            Gather { blocks: ws.marked.view(), ids: ws.gathered.view_mut(), valid: ws.gathered_valid.view_mut() }
+        );
         run::<GatherNeighbours<D>>(&dev, n_k, a)?;
         // SAFETY: the gathered neighbours are active blocks (invalid links are flagged off
         // in `gathered_valid`), below `high_water`, which `ws.seen` holds.
@@ -218,12 +225,16 @@ impl<D: Dim> Mesh<D> {
     fn map_gaps_to_marked_blocks(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
         if n.refine > 0 {
-            let gaps = self.gaps.view();
-            let mut a = list_args!(self, ws.to_refine.view());
-            a.aux = gaps;
-            a.a = self.gap_count as i32;
+            let a = amr_args!(
+                self,
+                AssignChildrenArgs {
+                    to_refine: ws.to_refine.view(),
+                    gaps: self.gaps.view(),
+                    gap_count: self.gap_count as i32,
+                }
+            );
             run::<AssignChildren<D>>(&dev, n.refine, a)?;
-            let a = list_args!(self, ws.map.view());
+            let a = amr_args!(self, BlockList { blocks: ws.map.view() });
             run::<MapRefinedNeighbours<D>>(&dev, n.map, a)?;
         }
         self.high_water = n.high_water;
@@ -235,13 +246,12 @@ impl<D: Dim> Mesh<D> {
     fn enforce_balance(&mut self, ws: &mut AdaptWorkspace, n: &mut Counts) -> Result<()> {
         let dev = self.device.clone();
         if n.coarsen > 0 {
-            let mut a = list_args!(self, ws.to_coarsen.view());
-            a.out = ws.flags.view_mut();
+            let a = amr_args!(self, PerBlock { blocks: ws.to_coarsen.view(), out: ws.flags.view_mut() });
             run::<CheckCoarsen<D>>(&dev, n.coarsen, a)?;
             ensure(&dev, &mut ws.coarsened, n.coarsen)?;
             n.coarsened =
                 prim::compact(&dev, &mut ws.scratch, &ws.flags, &ws.to_coarsen, n.coarsen, &mut ws.coarsened)?;
-            let a = list_args!(self, ws.coarsened.view());
+            let a = amr_args!(self, BlockList { blocks: ws.coarsened.view() });
             run::<UnmapCoarsened<D>>(&dev, n.coarsened, a)?;
         }
         Ok(())
@@ -251,9 +261,9 @@ impl<D: Dim> Mesh<D> {
     /// blocks marked for removal.
     fn build_children(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
-        let a = list_args!(self, ws.to_refine.view());
+        let a = amr_args!(self, BlockList { blocks: ws.to_refine.view() });
         run::<BuildChildren<D>>(&dev, n.refine * D::CHILDREN, a)?;
-        let a = list_args!(self, ws.coarsened.view());
+        let a = amr_args!(self, BlockList { blocks: ws.coarsened.view() });
         run::<MarkRemoved<D>>(&dev, n.coarsened * D::CHILDREN, a)
     }
 
@@ -271,8 +281,7 @@ impl<D: Dim> Mesh<D> {
                 if cnt > 0 {
                     let m = self.id_counts[l];
                     ensure(&dev, &mut ws.flags, m)?;
-                    let mut a = list_args!(self, self.id_sets[l].view());
-                    a.out = ws.flags.view_mut();
+                    let a = amr_args!(self, PerBlock { blocks: self.id_sets[l].view(), out: ws.flags.view_mut() });
                     run::<FlagRemoved<D>>(&dev, m, a)?;
                     // The children of the `cnt` coarsened blocks leave: the new count is
                     // known, so the one left on the device (slot 0) is not read.
@@ -288,15 +297,14 @@ impl<D: Dim> Mesh<D> {
                     self.id_counts[l] = m - cnt * nc;
                 }
             }
-            let gaps = self.gaps.view_mut();
-            let mut a = list_args!(self, DeviceSlice::none());
-            a.aux = ws.vals.view();
-            a.out = gaps;
-            a.a = base as i32;
-            a.b = n.coarsened as i32;
+            let a = PushGapsArgs::<Views<'_>> {
+                first_children: ws.vals.view(),
+                groups: n.coarsened as i32,
+                gaps: self.gaps.view_mut(),
+                base: base as i32,
+            };
             run::<PushGaps<D>>(&dev, n.coarsened * nc, a)?;
-            let mut a = list_args!(self, DeviceSlice::none());
-            a.aux = ws.vals.view();
+            let a = amr_args!(self, ResetRemovedArgs { first_children: ws.vals.view() });
             run::<ResetRemoved<D>>(&dev, n.coarsened * nc, a)?;
         }
         self.gap_count = base + n.coarsened * nc;
@@ -311,12 +319,15 @@ impl<D: Dim> Mesh<D> {
         for l in 1..self.spec.max_levels {
             let cnt = off_r[l + 1] - off_r[l];
             if cnt > 0 {
-                let ids = self.id_sets[l].view_mut();
-                let mut a = list_args!(self, DeviceSlice::none());
-                a.aux = ws.refined.view();
-                a.out = ids;
-                a.a = off_r[l] as i32;
-                a.b = self.id_counts[l] as i32;
+                let a = amr_args!(
+                    self,
+                    AppendChildrenArgs {
+                        parents: ws.refined.view(),
+                        first: off_r[l] as i32,
+                        id_set: self.id_sets[l].view_mut(),
+                        len: self.id_counts[l] as i32,
+                    }
+                );
                 run::<AppendChildren<D>>(&dev, cnt * nc, a)?;
                 self.id_counts[l] += cnt * nc;
             }
@@ -328,22 +339,21 @@ impl<D: Dim> Mesh<D> {
     /// branch/leaf statuses of the marked blocks' parents.
     fn finalize_ids(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
-        let a = list_args!(self, ws.to_refine.view());
+        let a = amr_args!(self, BlockList { blocks: ws.to_refine.view() });
         run::<FinalizeRefined<D>>(&dev, n.refine, a)?;
-        let a = list_args!(self, ws.coarsened.view());
+        let a = amr_args!(self, BlockList { blocks: ws.coarsened.view() });
         run::<FinalizeCoarsened<D>>(&dev, n.coarsened, a)?;
-        let mut a = list_args!(self, ws.marked.view());
-        a.out = ws.gathered.view_mut();
-        a.out2 = ws.gathered_valid.view_mut();
+        let a = amr_args!(
+            self,
+            Gather { blocks: ws.marked.view(), ids: ws.gathered.view_mut(), valid: ws.gathered_valid.view_mut() }
+        );
         run::<GatherParents<D>>(&dev, n.marked(), a)?;
         // SAFETY: the parents of marked blocks are active, below `high_water` (`ws.seen`
         // holds that many flags).
         let n_p = unsafe { distinct(&dev, ws, n.marked(), 0, n.high_water, Target::Set)? };
-        let mut a = list_args!(self, ws.set.view());
-        a.out = ws.gathered.view_mut();
+        let a = amr_args!(self, PerBlock { blocks: ws.set.view(), out: ws.gathered.view_mut() });
         run::<BranchStatus<D>>(&dev, n_p, a)?;
-        let mut a = list_args!(self, ws.set.view());
-        a.aux = ws.gathered.view();
+        let a = amr_args!(self, WriteValues { blocks: ws.set.view(), values: ws.gathered.view() });
         run::<WriteStatus<D>>(&dev, n_p, a)
     }
 
@@ -352,13 +362,14 @@ impl<D: Dim> Mesh<D> {
     fn update_connectivity(&mut self, ws: &mut AdaptWorkspace, n: &Counts) -> Result<()> {
         let dev = self.device.clone();
         let nc = D::CHILDREN;
-        let a = list_args!(self, ws.map.view());
+        let a = amr_args!(self, NeighbourChildrenArgs { blocks: ws.map.view(), with_onb: 0 });
         run::<NeighbourChildren<D>>(&dev, n.map, a)?;
         ensure(&dev, &mut ws.gathered, n.map * nc)?;
         ensure(&dev, &mut ws.gathered_valid, n.map * nc)?;
-        let mut a = list_args!(self, ws.map.view());
-        a.out = ws.gathered.view_mut();
-        a.out2 = ws.gathered_valid.view_mut();
+        let a = amr_args!(
+            self,
+            Gather { blocks: ws.map.view(), ids: ws.gathered.view_mut(), valid: ws.gathered_valid.view_mut() }
+        );
         run::<GatherChildren<D>>(&dev, n.map, a)?;
         // The map and the children of its refined blocks, sorted and distinct. Links are
         // recomputed for all of them from their parents' `nbr_child`, which is current
@@ -370,14 +381,13 @@ impl<D: Dim> Mesh<D> {
             prim::mark_seen(&dev, &mut ws.seen, &ws.map, None, n.map)?;
             distinct(&dev, ws, n.map * nc, n.map, n.high_water, Target::Set)?
         };
-        let a = list_args!(self, ws.set.view());
+        let a = amr_args!(self, BlockList { blocks: ws.set.view() });
         run::<ChildLinks<D>>(&dev, n_s, a)?;
-        let mut a = list_args!(self, ws.set.view());
-        a.a = 1;
+        let a = amr_args!(self, NeighbourChildrenArgs { blocks: ws.set.view(), with_onb: 1 });
         run::<NeighbourChildren<D>>(&dev, n_s, a)?;
-        let a = list_args!(self, ws.set.view());
+        let a = amr_args!(self, BlockList { blocks: ws.set.view() });
         run::<CellMasks<D>>(&dev, n_s * D::BLOCK_CELLS, a)?;
-        let a = list_args!(self, ws.set.view());
+        let a = amr_args!(self, BlockList { blocks: ws.set.view() });
         run::<BlockMasks<D>>(&dev, n_s, a)?;
         self.clear_marks(ws, n.active)?;
         ws.relinked = n.map;
@@ -405,12 +415,17 @@ impl<D: Dim> Mesh<D> {
         ensure(&dev, &mut ws.gathered, n)?;
         ensure(&dev, &mut ws.gathered_valid, n)?;
         for l in 0..levels {
-            let mut a = list_args!(self, ws.map.view());
-            a.aux = ws.to_refine.view();
-            a.out = ws.gathered.view_mut();
-            a.out2 = ws.gathered_valid.view_mut();
-            a.a = l as i32;
-            a.b = ws.n_refined as i32;
+            let a = amr_args!(
+                self,
+                RelinkedParentsArgs {
+                    map: ws.map.view(),
+                    refined: ws.to_refine.view(),
+                    refined_count: ws.n_refined as i32,
+                    level: l as i32,
+                    ids: ws.gathered.view_mut(),
+                    valid: ws.gathered_valid.view_mut(),
+                }
+            );
             run::<RelinkedParents<D>>(&dev, n, a)?;
             ensure(&dev, &mut ws.parents_by_level[l], n)?;
             let out = &mut ws.parents_by_level[l];
@@ -431,15 +446,14 @@ impl<D: Dim> Mesh<D> {
     /// Sets status `s` on the first `n` blocks of `list` (an error if it holds fewer).
     fn set_status(&mut self, list: &Buffer<u32>, n: usize, s: i32) -> Result<()> {
         let dev = self.device.clone();
-        let mut a = list_args!(self, list.view());
-        a.a = s;
+        let a = amr_args!(self, SetValue { blocks: list.view(), value: s });
         run::<SetStatus<D>>(&dev, n, a)
     }
 
     /// Clears the marks of the (pre-adapt) active blocks listed in `ws.active`.
     fn clear_marks(&mut self, ws: &AdaptWorkspace, n_act: usize) -> Result<()> {
         let dev = self.device.clone();
-        let a = list_args!(self, ws.active.view());
+        let a = amr_args!(self, BlockList { blocks: ws.active.view() });
         run::<ClearMarks<D>>(&dev, n_act, a)
     }
 
@@ -456,16 +470,22 @@ impl<D: Dim> Mesh<D> {
             ensure(&dev, &mut ws.keys, n)?;
             let (list, vals) = if coarsen { (&ws.coarsened, &mut ws.vals) } else { (&ws.to_refine, &mut ws.refined) };
             ensure(&dev, vals, n)?;
-            let mut a = list_args!(self, list.view());
-            a.out = ws.keys.view_mut();
-            a.out2 = vals.view_mut();
-            a.a = coarsen as i32;
+            let a = amr_args!(
+                self,
+                LevelKeysArgs {
+                    blocks: list.view(),
+                    keys: ws.keys.view_mut(),
+                    values: vals.view_mut(),
+                    first_child: coarsen as u32,
+                }
+            );
             run::<LevelKeys<D>>(&dev, n, a)?;
             prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.keys, vals, n, level_bits)?;
-            let mut a = list_args!(self, DeviceSlice::none());
-            a.aux = ws.keys.view();
-            a.out = ws.off.slice_mut(if coarsen { 0 } else { m }..)?;
-            a.a = n as i32;
+            let a = LevelOffsetsArgs::<Views<'_>> {
+                keys: ws.keys.view(),
+                count: n as i32,
+                offsets: ws.off.slice_mut(if coarsen { 0 } else { m }..)?,
+            };
             run::<LevelOffsets<D>>(&dev, m, a)?;
         }
         let off: Vec<usize> = dev.read(&ws.off, 0..2 * m)?.into_iter().map(|x| x as usize).collect();

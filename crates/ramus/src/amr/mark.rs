@@ -14,7 +14,7 @@ use ramus_kernels::amr::units;
 use ramus_kernels::obstacle::{MarkObstacleDistance, ObstacleMarkArgs, Shapes};
 use ramus_kernels::Dim;
 
-use super::workspace::{ensure, list_args, pool_views, run, AdaptWorkspace};
+use super::workspace::{amr_args, ensure, pool_views, run, AdaptWorkspace};
 use super::{Mark, Mesh};
 use crate::backend::primitives as prim;
 use crate::config::Face;
@@ -75,8 +75,7 @@ impl<D: Dim> Mesh<D> {
         ids.retain(|&b| (b as usize) < self.high_water);
         let dev = self.device.clone();
         let buf = dev.upload(&ids)?;
-        let mut a = list_args!(self, buf.view());
-        a.a = mark.code();
+        let a = amr_args!(self, SetValue { blocks: buf.view(), value: mark.code() });
         run::<SetMark<D>>(&dev, ids.len(), a)?;
         self.device.synchronize()
     }
@@ -146,8 +145,7 @@ impl<D: Dim> Mesh<D> {
         let dev = self.device.clone();
         let ids = dev.upload(&ids)?;
         let marks = dev.upload(&marks)?;
-        let mut a = list_args!(self, ids.view());
-        a.aux = marks.view();
+        let a = amr_args!(self, WriteValues { blocks: ids.view(), values: marks.view() });
         run::<WriteMark<D>>(&dev, leaves.len(), a)?;
         self.device.synchronize()
     }
@@ -176,8 +174,7 @@ impl<D: Dim> Mesh<D> {
         let mut ws = AdaptWorkspace::new(&dev)?;
         let n = self.leaves_into(&mut ws)?;
         ensure(&dev, &mut ws.gathered, 4 * n)?;
-        let mut a = list_args!(self, ws.to_refine.view());
-        a.out = ws.gathered.view_mut();
+        let a = amr_args!(self, PerBlock { blocks: ws.to_refine.view(), out: ws.gathered.view_mut() });
         run::<Geometry<D>>(&dev, n, a)?;
         let ids = dev.read(&ws.to_refine, 0..n)?;
         let raw = dev.read(&ws.gathered, 0..4 * n)?;
@@ -205,8 +202,7 @@ impl<D: Dim> Mesh<D> {
         let n = self.gather_active(ws)?;
         ensure(&dev, &mut ws.flags, n)?;
         ensure(&dev, &mut ws.to_refine, n)?;
-        let mut a = list_args!(self, ws.active.view());
-        a.out = ws.flags.view_mut();
+        let a = amr_args!(self, PerBlock { blocks: ws.active.view(), out: ws.flags.view_mut() });
         run::<FlagLeaves<D>>(&dev, n, a)?;
         prim::compact(&dev, &mut ws.scratch, &ws.flags, &ws.active, n, &mut ws.to_refine)
     }

@@ -1,8 +1,8 @@
 //! Device temporaries of `adapt` and the marking functions, and the launch plumbing they
 //! share.
 
-use ramus_kernels::amr::args::ListArgs;
 use ramus_kernels::launch::Kernel;
+use ramus_kernels::memory::Family;
 use ramus_kernels::registry::Entry;
 use ramus_kernels::Dim;
 
@@ -161,26 +161,21 @@ macro_rules! pool_views {
 }
 pub(crate) use pool_views;
 
-/// List-kernel arguments with the pool of mesh `$m` and the block list `$list` (a
-/// [`crate::backend::DeviceSlice`]), the other slots empty.
-macro_rules! list_args {
-    ($m:expr, $list:expr) => {
-        ramus_kernels::amr::args::ListArgs::<crate::backend::Views<'_>> {
+/// The argument struct `$s` of an AMR kernel (in `ramus_kernels::amr::args`) with the pool
+/// of mesh `$m` and the named lists and scalars given.
+macro_rules! amr_args {
+    ($m:expr, $s:ident { $($f:ident : $v:expr),* $(,)? }) => {
+        ramus_kernels::amr::args::$s::<crate::backend::Views<'_>> {
             pool: crate::amr::workspace::pool_views!($m),
-            list: $list,
-            aux: crate::backend::DeviceSlice::none(),
-            out: crate::backend::DeviceSliceMut::none(),
-            out2: crate::backend::DeviceSliceMut::none(),
-            a: 0,
-            b: 0,
+            $($f: $v),*
         }
     };
 }
-pub(crate) use list_args;
+pub(crate) use amr_args;
 
 /// Runs `n` items of the AMR kernel `K` (instantiated for the mesh's dimension by the
 /// caller) on `dev`.
-pub(crate) fn run<K: Kernel<Args = ListArgs> + Entry>(dev: &Device, n: usize, args: ListArgs<Views<'_>>) -> Result<()> {
+pub(crate) fn run<K: Kernel + Entry>(dev: &Device, n: usize, args: <K::Args as Family>::With<Views<'_>>) -> Result<()> {
     // SAFETY: the pool arrays hold `capacity` blocks and every ID the AMR kernels follow
     // (list entries, links) is an ID of the pool, by the forest's invariants
     // (`crate::amr::check`); the lists' lengths are checked against `n` by the launch.
