@@ -241,13 +241,22 @@ impl ToRaw<'_> {
     }
 }
 
+// An empty slice names no memory: it lowers to a null pointer whatever its buffer (the
+// empty host placeholder a workspace starts with, on a CUDA device, included), since no
+// item may touch it.
 impl<'a> Lower<Views<'a>, Raw> for ToRaw<'_> {
     type Error = Error;
     fn by_ref<T>(&mut self, field: &'static str, x: &DeviceSlice<'a, T>) -> Result<<Raw as Memory>::Ref<T>> {
+        if x.len == 0 {
+            return Ok(std::ptr::null());
+        }
         self.check(field, x.side)?;
         Ok(x.addr as *const T)
     }
     fn by_mut<T>(&mut self, field: &'static str, x: &DeviceSliceMut<'a, T>) -> Result<<Raw as Memory>::Mut<T>> {
+        if x.len == 0 {
+            return Ok(std::ptr::null_mut());
+        }
         self.check(field, x.side)?;
         Ok(x.addr as *mut T)
     }
