@@ -86,6 +86,15 @@ pub enum Error {
         /// The offending value (|u| in lattice units for `speed`).
         value: f64,
     },
+    /// An output array holds a NaN or an infinity: the file is not written (no output
+    /// ever holds a number that stands for one).
+    #[error("output array '{array}' is not finite at tuple {index}: the file was not written")]
+    NonFiniteOutput {
+        /// The array's name.
+        array: String,
+        /// The first offending tuple (cell) of the array.
+        index: usize,
+    },
     /// A checkpoint file cannot be restarted from.
     #[error("checkpoint {}: {problem}", path.display())]
     Checkpoint {

@@ -15,7 +15,7 @@ use crate::solver::blocks::SolverBlocks;
 use crate::solver::obstacles::{SolidFn, Solids};
 use crate::solver::state::Solver;
 use crate::solver::sync::SyncScratch;
-use crate::solver::{amr_updates, equilibrium_pool, Fields, HostView, LeafCells, Timings};
+use crate::solver::{amr_updates, equilibrium_pool, ActiveBlocks, Fields, HostSolution, LeafCells, Timings};
 use crate::Float;
 
 mod checkpoint;
@@ -372,25 +372,31 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     }
 
     /// Runs `f` on a host copy of the synchronised solution.
-    fn with_host_view<R>(&mut self, f: impl FnOnce(&mut HostView<'_, Q, F>) -> R) -> Result<R> {
+    /// A host copy of the solution (synchronised first): evaluate it here or hand it to
+    /// another thread while the forest goes on (time series, [`crate::output::series`]).
+    pub fn host_solution(&mut self) -> Result<HostSolution<Q, F>> {
         self.synchronize()?;
-        let snap = self.mesh.snapshot_active()?;
+        let mesh = self.mesh.snapshot_active()?;
         let per_block = Q::Q * D::BLOCK_CELLS;
-        let mut view = HostView::<Q, F> {
-            f: self.device.read(&self.solver.f, 0..snap.capacity * per_block)?,
-            mesh: &snap,
+        Ok(HostSolution::<Q, F> {
+            f: self.device.read(&self.solver.f, 0..mesh.capacity * per_block)?,
             onb: match &self.solver.solids {
-                Some(s) => self.device.read(&s.onb, 0..snap.capacity)?,
-                None => snap.onb.clone(),
+                Some(s) => self.device.read(&s.onb, 0..mesh.capacity)?,
+                None => mesh.onb.clone(),
             },
             solid: match &self.solver.solids {
-                Some(s) => self.device.read(&s.solid, 0..snap.capacity)?,
+                Some(s) => self.device.read(&s.solid, 0..mesh.capacity)?,
                 None => Vec::new(),
             },
+            mesh,
             root_odd: self.steps % 2 == 1,
+            steps: self.steps,
             _q: PhantomData,
-        };
-        Ok(f(&mut view))
+        })
+    }
+
+    fn with_host_view<R>(&mut self, f: impl FnOnce(&HostSolution<Q, F>) -> R) -> Result<R> {
+        Ok(f(&self.host_solution()?))
     }
 
     /// Density and velocity of every root-level cell (copied to the host); where the root
@@ -402,6 +408,12 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// Density, velocity, level and geometry of every leaf cell (copied to the host).
     pub fn leaf_cells(&mut self) -> Result<LeafCells> {
         self.with_host_view(|v| v.leaf_cells())
+    }
+
+    /// Every active block (all levels, parents included) with ρ, u and |ω| of its cells
+    /// (copied to the host): what [`crate::output::write_amr`] writes.
+    pub fn active_blocks(&mut self) -> Result<ActiveBlocks> {
+        self.with_host_view(|v| v.active_blocks())
     }
 
     /// Density and velocity at points (root cells), interpolated multilinearly on the
@@ -510,6 +522,23 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// for `MLUPS_inst`; on a uniform grid the usual MLUPS).
     pub fn mlups(&self) -> f64 {
         self.solver.timings.mlups()
+    }
+
+    /// "Virtual" (finest-equivalent) million lattice updates per second, as waLBerla and
+    /// Neon report it: the updates a uniform grid at the finest level now in use would
+    /// need for the root steps taken (`root cells · 2^{(D+1) l_max}` per root step), per
+    /// second of stepping. Above [`Self::mlups`] when the finest level covers part of the
+    /// domain: the figure says what the refinement saves, not what the GPU does.
+    pub fn virtual_mlups(&self) -> f64 {
+        let finest = self.mesh.blocks_per_level().iter().rposition(|&b| b > 0).unwrap_or(0);
+        let root: f64 = self.cells()[..D::D].iter().map(|&c| c as f64).product();
+        let per_step = root * 2f64.powi(((D::D + 1) * finest) as i32);
+        let t = self.solver.timings.stepping.as_secs_f64();
+        if t > 0.0 {
+            per_step * self.solver.timings.root_steps as f64 / t / 1e6
+        } else {
+            0.0
+        }
     }
 
     /// The backend actually in use (never `Auto`).

@@ -4,7 +4,7 @@
 //! of a [`Buffer`] and carries its length and its device, as candle passes `CudaSlice`s
 //! and cubecl `ArrayArg`s. Kernel argument structs are built from them on the host
 //! ([`Views`]); [`Device::launch`](super::Device::launch) lowers them to the kernels' raw
-//! pointers in one place ([`ToRaw`]), refusing a slice of another device, and checks the
+//! pointers in one place (`ToRaw`), refusing a slice of another device, and checks the
 //! item count against the slices' lengths ([`ramus_kernels::launch::Kernel::max_items`]).
 
 use std::marker::PhantomData;

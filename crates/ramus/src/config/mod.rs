@@ -11,11 +11,13 @@ use crate::error::{Error, Result};
 mod guard;
 mod obstacle;
 mod refinement;
+mod units;
 
 pub use guard::Guard;
 pub(crate) use obstacle::shapes;
 pub use obstacle::{Obstacle, Shape};
 pub use refinement::{Criterion, Interpolation, Refinement, WallRefinement};
+pub use units::{Scales, Units};
 
 /// Wall and inlet speeds at or above this (lattice units) are rejected: the weakly
 /// compressible LBM needs Ma = u/c_s ≪ 1, and 0.3 is Ma ≈ 0.52.

@@ -111,27 +111,37 @@ impl LeafCells {
     }
 }
 
-/// A host copy of the distribution pool with the mesh, to evaluate moments of any cell of
-/// any active block.
-pub(crate) struct HostView<'a, Q: VelocitySet, F: Real> {
-    pub f: Vec<F>,
-    pub mesh: &'a MeshSnapshot,
+/// A host copy of a forest's solution: the distribution pool with the mesh, to evaluate
+/// moments of any cell of any active block ([`crate::Forest::host_solution`]). It owns
+/// its data (`Send`), so the evaluation and the files can be done on another thread while
+/// the forest goes on.
+pub struct HostSolution<Q: VelocitySet, F: Real> {
+    pub(crate) f: Vec<F>,
+    pub(crate) mesh: MeshSnapshot,
     /// The solver's per-block boundary flags and solid masks (the mesh's flags and no
     /// masks without obstacles).
-    pub onb: Vec<u32>,
-    pub solid: Vec<u64>,
+    pub(crate) onb: Vec<u32>,
+    pub(crate) solid: Vec<u64>,
     /// Level 0 has taken an odd number of steps (levels ≥ 1 are in the natural layout
     /// between root steps).
-    pub root_odd: bool,
-    pub _q: std::marker::PhantomData<Q>,
+    pub(crate) root_odd: bool,
+    /// Root steps done.
+    pub(crate) steps: u64,
+    pub(crate) _q: std::marker::PhantomData<Q>,
 }
 
-impl<Q: VelocitySet, F: Real> HostView<'_, Q, F> {
+impl<Q: VelocitySet, F: Real> HostSolution<Q, F> {
+    /// Root steps done when the copy was taken.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
     /// `(ρ, u)` of cell `t` of active block `b`.
-    pub fn moments(&mut self, b: usize, t: usize) -> (f64, [f64; 3]) {
+    pub(crate) fn moments(&self, b: usize, t: usize) -> (f64, [f64; 3]) {
         let level = self.mesh.level[b] as usize;
         let solid = if self.solid.is_empty() { std::ptr::null() } else { self.solid.as_ptr() };
-        let fld = Field { f: self.f.as_mut_ptr(), nbr: self.mesh.nbr.as_ptr(), onb: self.onb.as_ptr(), solid };
+        // `load_cell` only reads through `f`.
+        let fld = Field { f: self.f.as_ptr().cast_mut(), nbr: self.mesh.nbr.as_ptr(), onb: self.onb.as_ptr(), solid };
         // SAFETY: the pool and the mesh arrays are complete host copies; `b` is active.
         let h = unsafe {
             if level == 0 && self.root_odd {
@@ -158,7 +168,7 @@ impl<Q: VelocitySet, F: Real> HostView<'_, Q, F> {
     }
 
     /// The root grid (root blocks are IDs `0 … n_root − 1`, x fastest).
-    pub fn root_fields(&mut self) -> Fields {
+    pub fn root_fields(&self) -> Fields {
         let d = <Q::Dim as Dim>::D;
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let nb = self.mesh.root_blocks;
@@ -183,7 +193,7 @@ impl<Q: VelocitySet, F: Real> HostView<'_, Q, F> {
     }
 
     /// Every cell of every leaf, in ascending block ID order.
-    pub fn leaf_cells(&mut self) -> LeafCells {
+    pub fn leaf_cells(&self) -> LeafCells {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let mut out = LeafCells::default();
         for b in self.mesh.leaves() {
@@ -207,7 +217,7 @@ impl<Q: VelocitySet, F: Real> HostView<'_, Q, F> {
     /// finest level whose blocks cover all `2^D` cells around the point (every active
     /// block holds valid data after a synchronisation, parents included); indices are
     /// clamped at the domain faces (constant extrapolation over the last half cell).
-    pub fn sample(&mut self, points: &[[f64; 3]]) -> Vec<(f64, [f64; 3])> {
+    pub fn sample(&self, points: &[[f64; 3]]) -> Vec<(f64, [f64; 3])> {
         let d = <Q::Dim as Dim>::D;
         let levels = self.mesh.max_levels;
         // (level, block index per axis) → block ID.

@@ -8,6 +8,7 @@
 //! the vorticity criterion (`criterion.rs`), initial conditions, macroscopic fields
 //! ([`Fields`], [`LeafCells`]) and metrics ([`metrics`]).
 
+mod active;
 pub(crate) mod advance;
 pub(crate) mod blocks;
 pub(crate) mod criterion;
@@ -21,8 +22,9 @@ pub(crate) mod schedule;
 pub(crate) mod state;
 pub(crate) mod sync;
 
-pub(crate) use fields::HostView;
-pub use fields::{Fields, LeafCells};
+pub use active::{ActiveBlocks, Integrals};
+
+pub use fields::{Fields, HostSolution, LeafCells};
 pub(crate) use init::equilibrium_pool;
 pub use metrics::{amr_updates, AdaptTimes, LevelTimes, Timings};
 pub use obstacles::SolidFn;
