@@ -27,6 +27,10 @@
 //!   drift, the largest change of the centreline profiles over the last lid pass
 //!   (steadiness), and with `--profile` the time per level and routine;
 //! - `cavity.vtu`: every leaf cell with `rho`, `u` and `level` (ParaView);
+//! - `cavity.vthb` (+ `cavity/`): every level's blocks (ParaView's AMR reader), binary;
+//! - with `--output-every T`: `fields_NNNN.vthb` every `T` lid passes and `fields.pvd`;
+//! - `series.csv` (mass, kinetic energy, max |u|, cells per level, MLUPS over time) and,
+//!   with probes, `probes.csv`;
 //! - `config.toml`: the case as run (`--config` takes it back and reproduces the run);
 //!   `forest.toml`: the forest's [`ramus::ForestConfig`];
 //! - `checkpoint.ramus` with `--checkpoint-every N` (every N root steps and at the end)
@@ -49,6 +53,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use ramus::cases::cavity::{Cavity, Centerlines, Profile};
+use ramus::config::{Scales, Units};
 use ramus::{
     Backend, Criterion, Dim, Float, Forest, ForestConfig, Interpolation, LatticeKind, Precision, Refinement,
     VelocitySet,
@@ -58,7 +63,7 @@ use serde::{Deserialize, Serialize};
 
 #[path = "support/mod.rs"]
 mod support;
-use support::{Chunker, Interrupt, Outcome, Progress, RunFlags};
+use support::{Chunker, Interrupt, Monitor, Outcome, Probe, Progress, RunFlags, Series};
 
 /// Default simulated time in lid passes. Measured at Re = 100 (n = 128, lid = 0.05,
 /// D2Q9): the centreline profiles change by < 1e-3 U_lid per pass after 10 passes; over
@@ -66,8 +71,18 @@ use support::{Chunker, Interrupt, Outcome, Progress, RunFlags};
 const DEFAULT_PASSES: f64 = 20.0;
 
 /// The files a run writes (removed from the output folder before a new run starts).
-const RESULTS: [&str; 6] =
-    ["centerline_u.csv", "centerline_v.csv", "summary.json", "cavity.vtu", "config.toml", "forest.toml"];
+const RESULTS: [&str; 8] = [
+    "centerline_u.csv",
+    "centerline_v.csv",
+    "summary.json",
+    "cavity.vtu",
+    "config.toml",
+    "forest.toml",
+    "series.csv",
+    "probes.csv",
+];
+// Also removed before a run: `cavity.vthb` and `fields*` with their folders
+// (`support::remove_series`).
 
 /// Lid-driven cavity with the ramus lattice Boltzmann solver.
 #[derive(Parser, Debug, Serialize, Deserialize)]
@@ -125,6 +140,28 @@ struct Args {
     /// Skip writing cavity.vtu (large for fine 3D runs: ASCII, one hexahedron per cell).
     #[arg(long)]
     no_vtu: bool,
+    /// Write the fields every this many lid passes: OUT/fields_NNNN.vthb (every level,
+    /// ParaView's AMR reader) and OUT/fields.pvd (the series, with the time in lid passes).
+    #[arg(long)]
+    output_every: Option<f64>,
+    /// Compress the binary data of the .vthb outputs with zlib (smaller, slower to write).
+    #[arg(long)]
+    zlib: bool,
+    /// Sample OUT/series.csv (mass, kinetic energy, max |u|, cells per level, MLUPS) and
+    /// OUT/probes.csv every this many lid passes, at the start and at the end.
+    #[arg(long, default_value_t = 1.0)]
+    series_every: f64,
+    /// A point probe `name=x,y[,z]` (position in cavity sides, 0..1), repeatable; in a
+    /// case file, `[[probes]]` tables with `name` and `position`.
+    #[arg(long = "probe", value_parser = support::parse_probe)]
+    #[serde(default)]
+    probes: Vec<Probe>,
+    /// Physical units, in a case file only: a `[units]` table (`length` m, `velocity`
+    /// m/s, `density` kg/m³, `viscosity` m²/s, optional `dt` s). Re follows from them
+    /// (and the lid's lattice speed, with `dt`); outputs and summary are then in SI.
+    #[arg(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    units: Option<Units>,
     /// Write OUT/checkpoint.ramus every this many root steps and at the end.
     #[arg(long)]
     checkpoint_every: Option<u64>,
@@ -140,6 +177,7 @@ impl support::CaseArgs for Args {
     fn run_flags(&mut self) -> &mut RunFlags {
         &mut self.run
     }
+    const TABLES: &'static [&'static str] = &["units"];
 }
 
 /// A validated run.
@@ -152,6 +190,15 @@ struct Setup {
     out: PathBuf,
     profile: bool,
     vtu: bool,
+    /// Root steps between series outputs.
+    output_every: Option<u64>,
+    /// How the .vthb outputs are written.
+    amr: ramus::output::AmrOutput,
+    /// SI scales, with `[units]`.
+    scales: Option<Scales>,
+    /// Root steps between samples of series.csv and probes.csv.
+    series_every: u64,
+    probes: Vec<Probe>,
     checkpoint_every: Option<u64>,
     restart: Option<PathBuf>,
 }
@@ -175,7 +222,10 @@ impl Args {
         let lattice = LatticeKind::for_dimension(self.dim, self.lattice.as_deref().unwrap_or(default_lattice))?;
         let precision: Precision = self.precision.parse()?;
         let backend: Backend = self.backend.parse()?;
-        let cavity = Cavity { dim: self.dim, n: self.n, re: self.re, lid: self.lid };
+        let scales = self.units.map(|u| u.scales(self.n as f64, self.lid)).transpose()?;
+        let (re, lid) = scales.map_or((self.re, self.lid), |s| (s.reynolds, s.lattice_velocity));
+        let cavity = Cavity { dim: self.dim, n: self.n, re, lid };
+        let series_every = cavity.steps_for_passes(self.series_every).max(1);
         let criterion = match self.criterion.as_str() {
             "vorticity" => Criterion::Vorticity { n_start: self.n_start, n_inc: self.n_inc, length: None },
             "none" => Criterion::None,
@@ -201,10 +251,22 @@ impl Args {
                 cavity.steps_for_passes(1.0)
             );
         }
+        let output_every = match self.output_every {
+            Some(t) if !(t.is_finite() && t > 0.0) => {
+                bail!("invalid output_every = {t}: a finite number of lid passes > 0")
+            }
+            Some(t) => Some(cavity.steps_for_passes(t).max(1)),
+            None => None,
+        };
+        if !(self.series_every.is_finite() && self.series_every > 0.0) {
+            bail!("invalid series_every = {}: a finite number of lid passes > 0", self.series_every);
+        }
+        support::check_probes(&self.probes, self.dim as usize, [1.0; 3])?;
         if self.checkpoint_every == Some(0) {
             bail!("invalid checkpoint_every = 0: at least 1 root step between checkpoints");
         }
         support::prepare_out(&self.out, &RESULTS)?;
+        support::remove_series(&self.out, &["fields", "cavity"])?;
         support::write_case_file(&self.out, &self, "Lid-driven cavity (cargo run --release --example cavity)")?;
         support::write_file(&self.out.join("forest.toml"), config.to_toml()?.as_bytes())?;
         Ok(Setup {
@@ -216,6 +278,11 @@ impl Args {
             out: self.out,
             profile: self.profile,
             vtu: !self.no_vtu,
+            output_every,
+            amr: support::amr_output(self.zlib, scales),
+            scales,
+            series_every,
+            probes: self.probes.clone(),
             checkpoint_every: self.checkpoint_every,
             restart: self.run.restart,
         })
@@ -282,6 +349,12 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     let mut progress = Progress::new(steps, first_step);
     let mut chunker = Chunker::new();
     let mut outcome = Outcome::Completed;
+    let passes_of = |steps: u64| steps as f64 * s.cavity.lid / s.cavity.n as f64;
+    let mut series = Series::new(&s.out, s.output_every, s.amr.clone())?;
+    series.at(&mut forest, &passes_of)?;
+    let mut monitor =
+        Monitor::new(&s.out, s.series_every, s.cavity.n as f64, s.probes.clone(), dim, "lid_passes", s.scales)?;
+    monitor.at(&mut forest, &passes_of)?;
     while forest.steps() < steps {
         if interrupt.requested() {
             outcome = Outcome::Interrupted;
@@ -295,7 +368,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         if done < last_pass {
             n = n.min(last_pass - done);
         }
-        if let Some(k) = s.checkpoint_every {
+        for k in [s.checkpoint_every, s.output_every, Some(s.series_every)].into_iter().flatten() {
             n = n.min(k - done % k);
         }
         let t = Instant::now();
@@ -311,6 +384,8 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         if s.checkpoint_every.is_some_and(|k| forest.steps() % k == 0) {
             save(&mut forest, &history)?;
         }
+        series.at(&mut forest, &passes_of)?;
+        monitor.at(&mut forest, &passes_of)?;
         let passes = forest.steps() as f64 * s.cavity.lid / s.cavity.n as f64;
         progress.update(forest.steps(), &format!("{passes:.2} lid passes"), forest.mlups());
     }
@@ -341,6 +416,13 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     // Results only of a run the guard did not stop (the field of a diverged run may be
     // finite but supersonic: not a solution).
     let finite = finite && !matches!(outcome, Outcome::Diverged(_));
+    if finite {
+        series.write(&mut forest, &passes_of)?;
+        monitor.sample(&mut forest, &passes_of)?;
+    }
+    monitor.finish()?;
+    let stall = series.stall;
+    let (outputs, writer_busy) = series.finish()?;
     let before = history.before_last_pass.as_ref().map(|b| b.iter().map(|&x| f64::from_bits(x)).collect::<Vec<_>>());
     let now: Vec<f64> = lines.u.values.iter().chain(&lines.v.values).copied().collect();
     let change = match &before {
@@ -375,7 +457,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         done as f64 * c.lid / c.n as f64,
         if first_step > 0 { format!(" (restarted at {first_step})") } else { String::new() }
     );
-    println!("MLUPS (AMR-aware): {mlups:.1}");
+    println!("MLUPS (AMR-aware): {mlups:.1}; finest-equivalent (virtual): {:.1}", forest.virtual_mlups());
     println!("blocks per level: {:?}, leaf cells per level: {:?}", forest.blocks_per_level(), forest.cells_per_level());
     println!(
         "adaptation: {} calls, {:.3} s, {:.2}% of the run time; stability guard: {:.3} s, {:.2}%",
@@ -386,7 +468,15 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         100.0 * t.guard.as_secs_f64() / (secs + t.adapt.total().as_secs_f64()).max(1e-12)
     );
     if s.profile {
-        print_profile(&t);
+        support::print_profile(&t);
+    }
+    if outputs > 0 {
+        println!(
+            "field series: {outputs} outputs (fields.pvd); the run waited {:.3} s ({:.2}%), the writer thread worked {:.3} s",
+            stall.as_secs_f64(),
+            100.0 * stall.as_secs_f64() / (secs + t.adapt.total().as_secs_f64() + stall.as_secs_f64()).max(1e-12),
+            writer_busy.as_secs_f64()
+        );
     }
     let ghia = if finite { ghia_deviation(c, &lines) } else { None };
     if finite {
@@ -435,10 +525,16 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         "restarted_at_step": (first_step > 0).then_some(first_step),
         "wall_seconds": secs,
         "mlups": mlups,
+        "virtual_mlups": forest.virtual_mlups(),
         "adaptations": t.adapt.count,
         "adaptation_seconds": t.adapt.total().as_secs_f64(),
         "adaptation_share": t.adaptation_share(),
         "guard_seconds": t.guard.as_secs_f64(),
+        "units": s.scales.map(|u| serde_json::json!({ "dx_m": u.dx, "dt_s": u.dt, "density_kg_m3": u.density,
+            "velocity_m_s_per_lattice": u.velocity(), "reynolds": u.reynolds, "tau": u.tau })),
+        "series_outputs": outputs,
+        "series_wait_seconds": stall.as_secs_f64(),
+        "series_writer_seconds": writer_busy.as_secs_f64(),
         "blocks_per_level": forest.blocks_per_level(),
         "leaf_cells_per_level": forest.cells_per_level(),
         "profile": if s.profile { serde_json::Value::Array(levels) } else { serde_json::Value::Null },
@@ -450,34 +546,19 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     if finite {
         write_centerlines(s, &lines)?;
         if s.vtu {
-            ramus::output::write_leaf_cells_vtu(s.out.join("cavity.vtu"), dim, &cells)?;
+            ramus::output::write_leaf_cells_vtu_binary(
+                s.out.join("cavity.vtu"),
+                dim,
+                &cells,
+                support::vtu_options(&s.amr),
+            )?;
+            let blocks = forest.active_blocks()?;
+            ramus::output::write_amr(&s.out, "cavity", &blocks, &s.amr)?;
         }
     }
     support::write_json(&s.out.join("summary.json"), &summary)?;
     println!("wrote {} ({})", s.out.display(), outcome.status());
     Ok(outcome)
-}
-
-/// Prints the time per level and routine (`--profile`).
-fn print_profile(t: &ramus::Timings) {
-    for (l, lt) in t.levels.iter().enumerate() {
-        println!(
-            "  level {l}: interpolate {:.3} s, collide+stream {:.3} s, average {:.3} s",
-            lt.interpolate.as_secs_f64(),
-            lt.stream_collide.as_secs_f64(),
-            lt.average.as_secs_f64()
-        );
-    }
-    let a = &t.adapt;
-    println!(
-        "  adaptation: synchronise {:.3} s, criterion {:.3} s, mesh {:.3} s, fill {:.3} s",
-        a.synchronize.as_secs_f64(),
-        a.criterion.as_secs_f64(),
-        a.mesh.as_secs_f64(),
-        a.fill.as_secs_f64()
-    );
-    let steps: Vec<String> = a.mesh_steps.iter().map(|(n, d)| format!("{n} {:.4}", d.as_secs_f64())).collect();
-    println!("  mesh routine steps (s): {}", steps.join(", "));
 }
 
 /// Ghia, Ghia & Shin (1982), J. Comput. Phys. 48:387-411, Tables I and II (2D only).

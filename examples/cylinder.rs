@@ -22,7 +22,9 @@
 //!   shedding periods of the last `--window` time units, Strouhal number from a sinusoidal
 //!   fit of `C_L` over that window, wall time, MLUPS (AMR-aware), adaptation share,
 //!   blocks and cells per level;
-//! - `cylinder.vtu`: every leaf cell with `rho`, `u`, `level` and `solid` (ParaView).
+//! - `cylinder.vtu`: every leaf cell with `rho`, `u`, `level` and `solid` (ParaView);
+//! - `cylinder.vthb` (+ `cylinder/`): every level's blocks (ParaView's AMR reader), binary;
+//! - with `--output-every T`: `fields_NNNN.vthb` every `T` D/U0 and `fields.pvd`.
 //!
 //! Also `config.toml` (the case as run: `--config` takes it back), `forest.toml` (the
 //! forest's [`ramus::ForestConfig`]) and, with `--checkpoint-every N` or on SIGINT/SIGTERM,
@@ -45,13 +47,14 @@ use serde::{Deserialize, Serialize};
 
 #[path = "support/mod.rs"]
 mod support;
-use support::{Interrupt, Outcome, Progress, RunFlags};
+use support::{Interrupt, Monitor, Outcome, Probe, Progress, RunFlags, Series};
 
 /// Root steps between force samples (the paper's sampling interval).
 const SAMPLE_EVERY: u64 = 16;
 
 /// The files a run writes (removed from the output folder before a new run starts).
-const RESULTS: [&str; 5] = ["forces.csv", "summary.json", "cylinder.vtu", "config.toml", "forest.toml"];
+const RESULTS: [&str; 7] =
+    ["forces.csv", "summary.json", "cylinder.vtu", "config.toml", "forest.toml", "series.csv", "probes.csv"];
 
 /// Flow past a square cylinder with the ramus lattice Boltzmann solver.
 #[derive(Parser, Debug, Serialize, Deserialize)]
@@ -91,9 +94,25 @@ struct Args {
     /// Keep only the frozen refinement near the cylinder and the outlet.
     #[arg(long)]
     no_adapt: bool,
-    /// Skip writing cylinder.vtu.
+    /// Skip writing cylinder.vtu and cylinder.vthb.
     #[arg(long)]
     no_vtu: bool,
+    /// Write the fields every this many D/U0: OUT/fields_NNNN.vthb (every level, ParaView's
+    /// AMR reader) and OUT/fields.pvd (the series, with the time in D/U0).
+    #[arg(long)]
+    output_every: Option<f64>,
+    /// Compress the binary data of the .vthb outputs with zlib (smaller, slower to write).
+    #[arg(long)]
+    zlib: bool,
+    /// Sample OUT/series.csv (mass, kinetic energy, max |u|, cells per level, MLUPS) and
+    /// OUT/probes.csv every this many D/U0, at the start and at the end.
+    #[arg(long, default_value_t = 1.0)]
+    series_every: f64,
+    /// A point probe `name=x,y` (in D from the lower-left corner of the channel),
+    /// repeatable; in a case file, `[[probes]]` tables with `name` and `position`.
+    #[arg(long = "probe", value_parser = support::parse_probe)]
+    #[serde(default)]
+    probes: Vec<Probe>,
     /// Write OUT/checkpoint.ramus every this many root steps and at the end.
     #[arg(long)]
     checkpoint_every: Option<u64>,
@@ -121,6 +140,13 @@ struct Setup {
     steps: u64,
     out: PathBuf,
     vtu: bool,
+    /// Root steps between series outputs.
+    output_every: Option<u64>,
+    /// How the .vthb outputs are written.
+    amr: ramus::output::AmrOutput,
+    /// Root steps between samples of series.csv and probes.csv.
+    series_every: u64,
+    probes: Vec<Probe>,
     checkpoint_every: Option<u64>,
     restart: Option<PathBuf>,
 }
@@ -167,11 +193,22 @@ impl Args {
         if !(self.window.is_finite() && self.window > 0.0 && self.window <= self.time) {
             bail!("invalid window = {}: 0 < window <= time = {} (in D/U0)", self.window, self.time);
         }
+        let output_every = match self.output_every {
+            Some(t) if !(t.is_finite() && t > 0.0) => bail!("invalid output_every = {t}: a finite time > 0 (in D/U0)"),
+            Some(t) => Some(case.steps_for(t).max(1)),
+            None => None,
+        };
+        if !(self.series_every.is_finite() && self.series_every > 0.0) {
+            bail!("invalid series_every = {}: a finite time > 0 (in D/U0)", self.series_every);
+        }
+        support::check_probes(&self.probes, 2, [ramus::cases::cylinder::LENGTH, case.height, 0.0])?;
+        let series_every = case.steps_for(self.series_every).max(1);
         if self.checkpoint_every == Some(0) {
             bail!("invalid checkpoint_every = 0: at least 1 root step between checkpoints");
         }
         let precision = self.precision.parse()?;
         support::prepare_out(&self.out, &RESULTS)?;
+        support::remove_series(&self.out, &["fields", "cylinder"])?;
         support::write_case_file(
             &self.out,
             &self,
@@ -187,6 +224,10 @@ impl Args {
             steps,
             out: self.out,
             vtu: !self.no_vtu,
+            output_every,
+            amr: support::amr_output(self.zlib, None),
+            series_every,
+            probes: self.probes.clone(),
             checkpoint_every: self.checkpoint_every,
             restart: self.run.restart,
         })
@@ -244,6 +285,11 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
     let mut progress = Progress::new(steps, first_step);
     let start = Instant::now();
     let mut outcome = Outcome::Completed;
+    let time_of = |steps: u64| c.time(steps);
+    let mut series = Series::new(&s.out, s.output_every, s.amr.clone())?;
+    series.at(&mut forest, &time_of)?;
+    let mut monitor = Monitor::new(&s.out, s.series_every, c.diameter(), s.probes.clone(), 2, "t_d_over_u0", None)?;
+    monitor.at(&mut forest, &time_of)?;
     // Advance to each force sample (every SAMPLE_EVERY root steps and the last step) and
     // to each checkpoint.
     while forest.steps() < steps {
@@ -253,7 +299,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         }
         let done = forest.steps();
         let mut n = (SAMPLE_EVERY - done % SAMPLE_EVERY).min(steps - done);
-        if let Some(k) = s.checkpoint_every {
+        for k in [s.checkpoint_every, s.output_every, Some(s.series_every)].into_iter().flatten() {
             n = n.min(k - done % k);
         }
         match forest.advance(n) {
@@ -287,6 +333,8 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         if s.checkpoint_every.is_some_and(|k| done % k == 0) {
             save(&mut forest, &history)?;
         }
+        series.at(&mut forest, &time_of)?;
+        monitor.at(&mut forest, &time_of)?;
     }
     let wall = start.elapsed().as_secs_f64();
     progress.finish();
@@ -309,6 +357,12 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
             forest.steps()
         ));
     }
+    if finite && !matches!(outcome, Outcome::Diverged(_)) {
+        series.write(&mut forest, &time_of)?;
+        monitor.sample(&mut forest, &time_of)?;
+    }
+    monitor.finish()?;
+    let (outputs, writer_busy) = series.finish()?;
     let bits = |v: &[u64]| v.iter().map(|&x| f64::from_bits(x)).collect::<Vec<f64>>();
     let (t, cd, cl) = (bits(&history.t), bits(&history.cd), bits(&history.cl));
 
@@ -353,6 +407,8 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         "mlups": forest.mlups(),
         "adaptation_share": timings.adaptation_share(),
         "guard_seconds": timings.guard.as_secs_f64(),
+        "series_outputs": outputs,
+        "series_writer_seconds": writer_busy.as_secs_f64(),
         "blocks_per_level": forest.blocks_per_level(),
         "cells_per_level": forest.cells_per_level(),
     });
@@ -373,7 +429,13 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
     }
     support::write_file(&s.out.join("forces.csv"), csv.as_bytes())?;
     if s.vtu && finite && !matches!(outcome, Outcome::Diverged(_)) {
-        ramus::output::write_leaf_cells_vtu(s.out.join("cylinder.vtu"), 2, &cells)?;
+        ramus::output::write_leaf_cells_vtu_binary(
+            s.out.join("cylinder.vtu"),
+            2,
+            &cells,
+            support::vtu_options(&s.amr),
+        )?;
+        ramus::output::write_amr(&s.out, "cylinder", &forest.active_blocks()?, &s.amr)?;
     }
     support::write_json(&s.out.join("summary.json"), &summary)?;
     println!("wrote {} ({})", s.out.display(), outcome.status());

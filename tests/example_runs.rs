@@ -32,23 +32,37 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// Every file in `dir`, as text where it is text.
+/// Every file in `dir` and its folders (name relative to `dir`), as bytes.
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .map(|r| {
-            r.flatten()
-                .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut v = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let name = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                v.push((name, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
     v.sort();
     v
 }
 
-/// No number in any file of `dir` stands for a non-finite value.
+/// No number in any file of `dir` stands for a non-finite value: text files hold no
+/// `nan`/`inf` word; the binary arrays of VTK files decode to finite values.
 fn assert_no_nan(dir: &Path) {
     for (name, bytes) in files(dir) {
         if name.ends_with(".ramus") {
+            continue;
+        }
+        if name.ends_with(".vti") {
+            for a in ramus::output::vtk::read_arrays(&bytes).unwrap() {
+                let v = &a.values;
+                assert!((0..v.len()).all(|i| v.get(i).unwrap().is_finite()), "{name}: {} not finite", a.name);
+            }
             continue;
         }
         let t = text(&bytes).to_lowercase();
@@ -106,6 +120,10 @@ fn invalid_input_exits_with_code_2_before_running() {
         (vec!["--n", "16", "--re", "1e-300"], "cavity", "tau"),
         (vec!["--n", "16", "--checkpoint-every", "0"], "cavity", "checkpoint_every"),
         (vec!["--n", "16", "--levels", "3", "--refine-every", "0"], "cavity", "every"),
+        (vec!["--n", "16", "--probe", "p=1.5,0.5"], "cavity", "probes[0].position"),
+        (vec!["--n", "16", "--probe", "a b=0.5,0.5"], "cavity", "probes[0].name"),
+        (vec!["--n", "16", "--output-every", "0"], "cavity", "output_every"),
+        (vec!["--n", "16", "--series-every", "0"], "cavity", "series_every"),
     ];
     for (args, ex, word) in cases {
         let out = out_dir("invalid");
@@ -207,8 +225,9 @@ fn cavity_restart_across_sigint_is_bitwise() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let s = summary(&cut);
     assert_eq!((s["status"].as_str(), s["restarted_at_step"].as_u64()), (Some("completed"), Some(stopped)));
-    let names = ["centerline_u.csv", "centerline_v.csv", "cavity.vtu"];
+    let names = ["centerline_u.csv", "centerline_v.csv", "cavity.vtu", "cavity.vthb"];
     assert!(results(&full, &names) == results(&cut, &names), "restarted run differs from the uninterrupted one");
+    assert!(files(&full.join("cavity")) == files(&cut.join("cavity")), "AMR output differs after the restart");
     for key in ["mass_drift", "last_pass_change", "blocks_per_level", "leaf_cells_per_level", "adaptations"] {
         if key != "adaptations" {
             assert_eq!(summary(&full)[key], s[key], "{key}");
@@ -235,9 +254,130 @@ fn cylinder_restart_is_bitwise() {
     let o =
         run(example("cylinder").args(case).arg("--restart").arg(cut.join("checkpoint.ramus")).arg("--out").arg(&cut));
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let names = ["forces.csv", "cylinder.vtu"];
+    let names = ["forces.csv", "cylinder.vtu", "cylinder.vthb"];
     assert!(results(&full, &names) == results(&cut, &names), "restarted run differs from the uninterrupted one");
+    assert!(files(&full.join("cylinder")) == files(&cut.join("cylinder")), "AMR output differs after the restart");
     let (a, b) = (summary(&full), summary(&cut));
     assert_eq!(a["cd_mean"], b["cd_mean"]);
     std::fs::remove_dir_all(&root).ok();
+}
+
+/// `--output-every` writes a `.pvd` naming one output per interval (start and end
+/// included) and `series.csv`/`probes.csv` one line per sample; a case file with
+/// `[[probes]]` reproduces the flags.
+#[test]
+fn series_probes_and_time_series_files() {
+    let out = out_dir("series");
+    // n = 16, lid 0.1: one lid pass is 160 root steps; 80 steps = 0.5 passes.
+    let o = run(example("cavity")
+        .args(["--n", "16", "--lid", "0.1", "--levels", "2", "--steps", "80", "--output-every", "0.125"])
+        .args(["--series-every", "0.25"])
+        .args(["--probe", "centre=0.5,0.5", "--probe", "corner=0.1,0.9", "--out"])
+        .arg(&out));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let pvd = std::fs::read_to_string(out.join("fields.pvd")).unwrap();
+    // Outputs at 0, 20, 40, 60, 80 root steps.
+    assert_eq!(pvd.matches("<DataSet ").count(), 5, "{pvd}");
+    for k in 0..5 {
+        assert!(out.join(format!("fields_{k:04}.vthb")).exists() && out.join(format!("fields_{k:04}")).is_dir());
+    }
+    let series = std::fs::read_to_string(out.join("series.csv")).unwrap();
+    let lines: Vec<&str> = series.lines().collect();
+    assert!(lines[0].starts_with("step,lid_passes,mass,kinetic_energy,max_speed,mlups,cells_level0"), "{series}");
+    // Samples at 0, 40, 80 root steps.
+    assert_eq!(lines.len(), 4, "{series}");
+    assert!(lines[3].starts_with("80,5.0000000000e-1,"), "{series}");
+    let probes = std::fs::read_to_string(out.join("probes.csv")).unwrap();
+    assert!(probes.starts_with("step,lid_passes,centre_rho,centre_ux,centre_uy,corner_rho,corner_ux,corner_uy\n"));
+    assert_eq!(probes.lines().count(), 4, "{probes}");
+    assert_no_nan(&out);
+    // The written case file (with its [[probes]]) reproduces the run's probes.
+    let again = out_dir("series-again");
+    let o = run(example("cavity").arg("--config").arg(out.join("config.toml")).arg("--out").arg(&again));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let p2 = std::fs::read_to_string(again.join("probes.csv")).unwrap();
+    assert_eq!(p2, probes, "the case file's probes differ from the flags'");
+    std::fs::remove_dir_all(&out).ok();
+    std::fs::remove_dir_all(&again).ok();
+}
+
+/// A case in SI units (water in a 0.1 m cavity at Re 1000,
+/// `examples/cases/cavity-water-re1000.toml`) runs the same lattice run as the
+/// lattice-unit flags, and its outputs carry SI values; inconsistent units are refused,
+/// naming the physical input.
+#[test]
+fn si_units_give_the_lattice_run_and_si_outputs() {
+    let (si, lattice) = (out_dir("si"), out_dir("si-lattice"));
+    let common = ["--n", "16", "--levels", "2", "--steps", "60", "--series-every", "0.05"];
+    let o = run(example("cavity")
+        .args(["--config", "examples/cases/cavity-water-re1000.toml"])
+        .args(common)
+        .arg("--out")
+        .arg(&si));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = run(example("cavity")
+        .args(["--re", "1000", "--lid", "0.1"])
+        .args(common)
+        .args(["--probe", "centre=0.5,0.5", "--out"])
+        .arg(&lattice));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for f in ["centerline_u.csv", "centerline_v.csv"] {
+        assert!(std::fs::read(si.join(f)).unwrap() == std::fs::read(lattice.join(f)).unwrap(), "{f} differs");
+    }
+    // The leaf cells: the same cells, points in metres, velocities in m/s.
+    let arrays = |d: &Path| ramus::output::vtk::read_arrays(&std::fs::read(d.join("cavity.vtu")).unwrap()).unwrap();
+    let (vs, vl) = (arrays(&si), arrays(&lattice));
+    let get = |a: &[ramus::output::vtk::ReadArray], n: &str, i: usize| {
+        a.iter().find(|x| x.name == n).unwrap().values.get(i).unwrap()
+    };
+    for i in 0..40 {
+        assert!((get(&vs, "Points", i) - get(&vl, "Points", i) * 0.1 / 16.0).abs() < 1e-15, "point {i}");
+        let (us, ul) = (get(&vs, "u", i), get(&vl, "u", i));
+        assert!((us - ul * 0.1).abs() <= 1e-6 * ul.abs().max(1e-12), "u {i}: {us} vs {ul}");
+    }
+    let (a, b) = (summary(&si), summary(&lattice));
+    assert_eq!(a["tau"], b["tau"]);
+    // dx = 0.1/16 m, dt = 0.1 dx / 0.01 m/s: 1 lattice velocity unit = dx/dt = 0.1 m/s.
+    let units = &a["units"];
+    assert!((units["dx_m"].as_f64().unwrap() - 0.1 / 16.0).abs() < 1e-15, "{units}");
+    assert!((units["velocity_m_s_per_lattice"].as_f64().unwrap() - 0.1).abs() < 1e-12, "{units}");
+    assert!(b["units"].is_null());
+    // series.csv: the same samples, speeds in m/s (x 0.1), mass in kg per metre of depth.
+    let rows = |d: &Path| -> Vec<Vec<String>> {
+        std::fs::read_to_string(d.join("series.csv"))
+            .unwrap()
+            .lines()
+            .map(|l| l.split(',').map(String::from).collect())
+            .collect()
+    };
+    let (rs, rl) = (rows(&si), rows(&lattice));
+    assert_eq!(&rs[0][2..5], ["mass_kg_per_m", "kinetic_energy_J_per_m", "max_speed_m_s"]);
+    assert_eq!(&rl[0][2..5], ["mass", "kinetic_energy", "max_speed"]);
+    let last = rs.len() - 1;
+    let (vs, vl): (f64, f64) = (rs[last][4].parse().unwrap(), rl[last][4].parse().unwrap());
+    assert!(vl > 0.0 && (vs - 0.1 * vl).abs() <= 1e-9 * vs, "max speed {vs} m/s vs {vl} lattice");
+    let (ms, ml): (f64, f64) = (rs[last][2].parse().unwrap(), rl[last][2].parse().unwrap());
+    let dx = 0.1 / 16.0;
+    assert!((ms - ml * dx * dx * 998.2).abs() <= 1e-9 * ms, "mass {ms} kg/m vs {ml}");
+    // The .vthb spacing is in metres.
+    let vthb = std::fs::read_to_string(si.join("cavity.vthb")).unwrap();
+    assert!(vthb.contains(&format!(r#"spacing="{:e} "#, dx)) && vthb.contains("units SI"), "{vthb}");
+    // Inconsistent units: a dt that makes the lid supersonic; a viscosity that puts tau near 1/2.
+    let bad = out_dir("si-bad");
+    std::fs::create_dir_all(&bad).unwrap();
+    for (extra, word) in [("dt = 0.5", "units.dt"), ("viscosity = 1.0e-12", "units.viscosity")] {
+        let text_in = std::fs::read_to_string("examples/cases/cavity-water-re1000.toml").unwrap();
+        let key = extra.split(' ').next().unwrap();
+        let mut case: Vec<String> =
+            text_in.lines().filter(|l| !l.starts_with(&format!("{key} ="))).map(String::from).collect();
+        case.push(extra.to_string());
+        let path = bad.join("case.toml");
+        std::fs::write(&path, case.join("\n")).unwrap();
+        let o = run(example("cavity").arg("--config").arg(&path).args(["--n", "16", "--out"]).arg(bad.join("out")));
+        assert_eq!(o.status.code(), Some(2), "{extra}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains(word), "{extra}: {}", text(&o.stderr));
+    }
+    for d in [si, lattice, bad] {
+        std::fs::remove_dir_all(&d).ok();
+    }
 }

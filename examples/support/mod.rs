@@ -18,6 +18,13 @@
 
 #![allow(dead_code)] // each example uses its own part of this module
 
+mod monitor;
+mod series;
+#[allow(unused_imports)] // not every example uses every part
+pub use monitor::{check_probes, parse_probe, Monitor, Probe};
+#[allow(unused_imports)]
+pub use series::{amr_output, remove_series, vtu_options, Series};
+
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -109,6 +116,8 @@ pub struct RunFlags {
 pub trait CaseArgs: CommandFactory + FromArgMatches + Serialize + DeserializeOwned {
     /// The invocation's options (`#[serde(skip)]` in the struct).
     fn run_flags(&mut self) -> &mut RunFlags;
+    /// Case-file tables that are not flags (e.g. `[units]`).
+    const TABLES: &'static [&'static str] = &[];
 }
 
 /// Parses the command line into `A`; with `--config FILE`, every flag not given on the
@@ -135,6 +144,7 @@ pub fn load_args<A: CaseArgs>() -> Result<A> {
         .get_arguments()
         .map(|a| a.get_id().to_string())
         .filter(|k| !not_case.contains(&k.as_str()))
+        .chain(A::TABLES.iter().map(|t| t.to_string()))
         .collect();
     for (key, value) in file {
         if !allowed.contains(&key) {
@@ -348,4 +358,26 @@ pub fn exit(result: Result<Outcome>) -> std::process::ExitCode {
             std::process::ExitCode::from(exit_code_of(&e, false))
         }
     }
+}
+
+/// Prints the time per level and routine (`--profile`).
+pub fn print_profile(t: &ramus::Timings) {
+    for (l, lt) in t.levels.iter().enumerate() {
+        println!(
+            "  level {l}: interpolate {:.3} s, collide+stream {:.3} s, average {:.3} s",
+            lt.interpolate.as_secs_f64(),
+            lt.stream_collide.as_secs_f64(),
+            lt.average.as_secs_f64()
+        );
+    }
+    let a = &t.adapt;
+    println!(
+        "  adaptation: synchronise {:.3} s, criterion {:.3} s, mesh {:.3} s, fill {:.3} s",
+        a.synchronize.as_secs_f64(),
+        a.criterion.as_secs_f64(),
+        a.mesh.as_secs_f64(),
+        a.fill.as_secs_f64()
+    );
+    let steps: Vec<String> = a.mesh_steps.iter().map(|(n, d)| format!("{n} {:.4}", d.as_secs_f64())).collect();
+    println!("  mesh routine steps (s): {}", steps.join(", "));
 }
