@@ -421,7 +421,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         monitor.sample(&mut forest, &passes_of)?;
     }
     monitor.finish()?;
-    let stall = series.stall;
+    let (stall, copy) = (series.stall, series.copy);
     let (outputs, writer_busy) = series.finish()?;
     let before = history.before_last_pass.as_ref().map(|b| b.iter().map(|&x| f64::from_bits(x)).collect::<Vec<_>>());
     let now: Vec<f64> = lines.u.values.iter().chain(&lines.v.values).copied().collect();
@@ -472,9 +472,11 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     }
     if outputs > 0 {
         println!(
-            "field series: {outputs} outputs (fields.pvd); the run waited {:.3} s ({:.2}%), the writer thread worked {:.3} s",
+            "field series: {outputs} outputs (fields.pvd); the run waited {:.3} s ({:.2}%; copying to the host {:.3} s), \
+             the writer thread worked {:.3} s",
             stall.as_secs_f64(),
             100.0 * stall.as_secs_f64() / (secs + t.adapt.total().as_secs_f64() + stall.as_secs_f64()).max(1e-12),
+            copy.as_secs_f64(),
             writer_busy.as_secs_f64()
         );
     }
@@ -534,6 +536,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
             "velocity_m_s_per_lattice": u.velocity(), "reynolds": u.reynolds, "tau": u.tau })),
         "series_outputs": outputs,
         "series_wait_seconds": stall.as_secs_f64(),
+        "series_copy_seconds": copy.as_secs_f64(),
         "series_writer_seconds": writer_busy.as_secs_f64(),
         "blocks_per_level": forest.blocks_per_level(),
         "leaf_cells_per_level": forest.cells_per_level(),

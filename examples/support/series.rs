@@ -16,6 +16,8 @@ pub struct Series {
     last: Option<u64>,
     /// Time the run spent handing outputs over (the copy to the host included).
     pub stall: Duration,
+    /// Of which copying the solution to the host.
+    pub copy: Duration,
 }
 
 impl Series {
@@ -25,7 +27,7 @@ impl Series {
             Some(_) => Some(AmrSeries::new(out, "fields", format)?),
             None => None,
         };
-        Ok(Series { writer, every: every.unwrap_or(u64::MAX), last: None, stall: Duration::ZERO })
+        Ok(Series { writer, every: every.unwrap_or(u64::MAX), last: None, stall: Duration::ZERO, copy: Duration::ZERO })
     }
 
     /// Writes an output if the forest is at a multiple of `every` root steps (and not
@@ -52,7 +54,9 @@ impl Series {
             return Ok(());
         }
         let t = Instant::now();
-        w.write(time(forest.steps()), forest.host_solution()?).context("writing the field series")?;
+        let solution = forest.host_solution()?;
+        self.copy += t.elapsed();
+        w.write(time(forest.steps()), solution).context("writing the field series")?;
         self.stall += t.elapsed();
         self.last = Some(forest.steps());
         Ok(())

@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use ramus_kernels::block::cell_index;
+use rayon::prelude::*;
 
 use super::vtk::{ArrayWriter, DataArray, Values, VtkFormat};
 use super::write_atomic;
@@ -139,6 +140,7 @@ pub fn write_amr(dir: &Path, name: &str, blocks: &ActiveBlocks, out: &AmrOutput)
     let _ = writeln!(index, r#"  <vtkOverlappingAMR origin="0 0 0" grid_description="{grid}">"#);
     let mut level = usize::MAX;
     let mut k = 0usize;
+    let mut files = Vec::with_capacity(boxes.len());
     for (b, ids) in &boxes {
         if b.level != level {
             if level != usize::MAX {
@@ -150,7 +152,7 @@ pub fn write_amr(dir: &Path, name: &str, blocks: &ActiveBlocks, out: &AmrOutput)
             let _ = writeln!(index, r#"    <Block level="{level}" spacing="{h:e} {h:e} {h:e}">"#);
         }
         let file = format!("level{level}_{k}.vti");
-        write_box(&sub.join(&file), b, ids, blocks, out)?;
+        files.push((sub.join(&file), b, ids));
         let mut ext = [0u64; 6];
         for a in 0..3 {
             ext[2 * a] = b.lo[a] * 4;
@@ -167,6 +169,9 @@ pub fn write_amr(dir: &Path, name: &str, blocks: &ActiveBlocks, out: &AmrOutput)
         let _ = writeln!(index, "    </Block>");
     }
     let _ = writeln!(index, "  </vtkOverlappingAMR>\n</VTKFile>");
+    // The boxes in parallel (each file is synced to disk before its rename: the syncs
+    // overlap), then the index that names them.
+    files.par_iter().try_for_each(|(path, b, ids)| write_box(path, b, ids, blocks, out))?;
     let path = dir.join(format!("{name}.vthb"));
     write_atomic(&path, index.as_bytes())?;
     Ok(path)
