@@ -2,9 +2,12 @@
 //! the grids coloured by level in the results are leaf blocks drawn this way).
 //!
 //! [`vtu`] writes VTK XML unstructured grids (`.vtu`, ASCII) that ParaView and VisIt read,
-//! and reads back the subset it writes (for tests and tools).
+//! and reads back the subset it writes (for tests and tools). [`plot`] draws PNG plots of
+//! the validation cases (centreline profiles, force histories, time series) with a bundled
+//! font and no system library.
 
 pub mod atomic;
+pub mod plot;
 pub mod vtu;
 
 pub use atomic::write_atomic;
