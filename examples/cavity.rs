@@ -31,6 +31,8 @@
 //! - with `--output-every T`: `fields_NNNN.vthb` every `T` lid passes and `fields.pvd`;
 //! - `series.csv` (mass, kinetic energy, max |u|, cells per level, MLUPS over time) and,
 //!   with probes, `probes.csv`;
+//! - plots (`--no-plots` to skip): `centerline_u.png`, `centerline_v.png` (against Ghia
+//!   et al. 1982 where tabulated), `cells_per_level.png`, `mlups.png`;
 //! - `config.toml`: the case as run (`--config` takes it back and reproduces the run);
 //!   `forest.toml`: the forest's [`ramus::ForestConfig`];
 //! - `checkpoint.ramus` with `--checkpoint-every N` (every N root steps and at the end)
@@ -52,7 +54,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use ramus::cases::cavity::{Cavity, Centerlines, Profile};
+use ramus::cases::cavity::{Cavity, Centerlines};
 use ramus::config::{Scales, Units};
 use ramus::{
     Backend, Criterion, Dim, Float, Forest, ForestConfig, Interpolation, LatticeKind, Precision, Refinement,
@@ -71,7 +73,7 @@ use support::{Chunker, Interrupt, Monitor, Outcome, Probe, Progress, RunFlags, S
 const DEFAULT_PASSES: f64 = 20.0;
 
 /// The files a run writes (removed from the output folder before a new run starts).
-const RESULTS: [&str; 8] = [
+const RESULTS: [&str; 12] = [
     "centerline_u.csv",
     "centerline_v.csv",
     "summary.json",
@@ -80,6 +82,10 @@ const RESULTS: [&str; 8] = [
     "forest.toml",
     "series.csv",
     "probes.csv",
+    "centerline_u.png",
+    "centerline_v.png",
+    "cells_per_level.png",
+    "mlups.png",
 ];
 // Also removed before a run: `cavity.vthb` and `fields*` with their folders
 // (`support::remove_series`).
@@ -147,6 +153,10 @@ struct Args {
     /// Compress the binary data of the .vthb outputs with zlib (smaller, slower to write).
     #[arg(long)]
     zlib: bool,
+    /// Skip the PNG plots (centreline profiles against Ghia et al., cells per level and
+    /// MLUPS over time).
+    #[arg(long)]
+    no_plots: bool,
     /// Sample OUT/series.csv (mass, kinetic energy, max |u|, cells per level, MLUPS) and
     /// OUT/probes.csv every this many lid passes, at the start and at the end.
     #[arg(long, default_value_t = 1.0)]
@@ -196,6 +206,7 @@ struct Setup {
     amr: ramus::output::AmrOutput,
     /// SI scales, with `[units]`.
     scales: Option<Scales>,
+    plots: bool,
     /// Root steps between samples of series.csv and probes.csv.
     series_every: u64,
     probes: Vec<Probe>,
@@ -281,6 +292,7 @@ impl Args {
             output_every,
             amr: support::amr_output(self.zlib, scales),
             scales,
+            plots: !self.no_plots,
             series_every,
             probes: self.probes.clone(),
             checkpoint_every: self.checkpoint_every,
@@ -480,7 +492,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
             writer_busy.as_secs_f64()
         );
     }
-    let ghia = if finite { ghia_deviation(c, &lines) } else { None };
+    let ghia = if finite && c.dim == 2 { ramus::cases::ghia::ghia_deviation(c.re, &lines) } else { None };
     if finite {
         println!("mass drift: {mass_drift:.3e}");
         println!("change over the last pass: {change:.2e} U_lid");
@@ -547,7 +559,11 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     });
     // A diverged run writes only its summary: no file with non-finite numbers.
     if finite {
-        write_centerlines(s, &lines)?;
+        support::write_centerlines(&s.out, s.cavity.dim, &lines)?;
+        if s.plots {
+            support::cavity_plots(&s.out, &s.cavity, &lines)?;
+            support::series_plots(&s.out, "lid passes")?;
+        }
         if s.vtu {
             ramus::output::write_leaf_cells_vtu_binary(
                 s.out.join("cavity.vtu"),
@@ -564,36 +580,6 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     Ok(outcome)
 }
 
-/// Ghia, Ghia & Shin (1982), J. Comput. Phys. 48:387-411, Tables I and II (2D only).
-const GHIA_U: &str = include_str!("../tests/data/ghia1982_u_vertical_centerline.csv");
-const GHIA_V: &str = include_str!("../tests/data/ghia1982_v_horizontal_centerline.csv");
-
-/// Largest |profile − Ghia| on each centreline for a 2D cavity at a tabulated Reynolds
-/// number (100, 400, 1000), else `None`. Ghia's v = −0.23827 at x = 0.9063 for Re = 400 is
-/// a known misprint and skipped.
-fn ghia_deviation(c: &Cavity, lines: &Centerlines) -> Option<(f64, f64)> {
-    let re = c.re.round() as u32;
-    if c.dim != 2 || c.re != f64::from(re) || ![100, 400, 1000].contains(&re) {
-        return None;
-    }
-    let worst = |table: &str, column: &str, p: &Profile| -> Option<f64> {
-        let mut rows = table.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
-        let header: Vec<&str> = rows.next()?.split(',').map(str::trim).collect();
-        let col = header.iter().position(|h| *h == column)?;
-        let mut w = 0.0f64;
-        for row in rows {
-            let v: Vec<f64> = row.split(',').filter_map(|x| x.trim().parse().ok()).collect();
-            let (s, value) = (*v.first()?, *v.get(col)?);
-            if s <= 0.0 || s >= 1.0 || (re == 400 && column.starts_with('v') && (s - 0.9063).abs() < 1e-9) {
-                continue;
-            }
-            w = w.max((p.at(s).ok()? - value).abs());
-        }
-        Some(w)
-    };
-    Some((worst(GHIA_U, &format!("u_Re{re}"), &lines.u)?, worst(GHIA_V, &format!("v_Re{re}"), &lines.v)?))
-}
-
 /// Centreline profiles, sampled at the finest level's cell spacing.
 fn centerlines<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
     c: &Cavity,
@@ -601,17 +587,4 @@ fn centerlines<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
 ) -> Result<Centerlines> {
     let per_side = c.n << (forest.config().refinement.levels - 1);
     Ok(c.centerlines_sampled(per_side, |p| forest.sample(p).map(|v| v.into_iter().map(|(_, u)| u).collect()))?)
-}
-
-/// Writes the two centreline CSV files, atomically.
-fn write_centerlines(s: &Setup, lines: &Centerlines) -> Result<()> {
-    let (u_head, v_head) = if s.cavity.dim == 2 { ("y,u", "x,v") } else { ("z,u", "x,w") };
-    for (name, head, p) in [("centerline_u.csv", u_head, &lines.u), ("centerline_v.csv", v_head, &lines.v)] {
-        let mut csv = format!("{head}\n");
-        for (x, v) in p.coords.iter().zip(&p.values) {
-            csv += &format!("{x},{v}\n");
-        }
-        support::write_file(&s.out.join(name), csv.as_bytes())?;
-    }
-    Ok(())
 }

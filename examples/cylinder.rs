@@ -24,7 +24,9 @@
 //!   blocks and cells per level;
 //! - `cylinder.vtu`: every leaf cell with `rho`, `u`, `level` and `solid` (ParaView);
 //! - `cylinder.vthb` (+ `cylinder/`): every level's blocks (ParaView's AMR reader), binary;
-//! - with `--output-every T`: `fields_NNNN.vthb` every `T` D/U0 and `fields.pvd`.
+//! - with `--output-every T`: `fields_NNNN.vthb` every `T` D/U0 and `fields.pvd`;
+//! - `series.csv` and, with probes, `probes.csv`; plots (`--no-plots` to skip):
+//!   `forces.png` (C_D, C_L, the averaging window and St), `cells_per_level.png`, `mlups.png`.
 //!
 //! Also `config.toml` (the case as run: `--config` takes it back), `forest.toml` (the
 //! forest's [`ramus::ForestConfig`]) and, with `--checkpoint-every N` or on SIGINT/SIGTERM,
@@ -53,8 +55,18 @@ use support::{Interrupt, Monitor, Outcome, Probe, Progress, RunFlags, Series};
 const SAMPLE_EVERY: u64 = 16;
 
 /// The files a run writes (removed from the output folder before a new run starts).
-const RESULTS: [&str; 7] =
-    ["forces.csv", "summary.json", "cylinder.vtu", "config.toml", "forest.toml", "series.csv", "probes.csv"];
+const RESULTS: [&str; 10] = [
+    "forces.csv",
+    "summary.json",
+    "cylinder.vtu",
+    "config.toml",
+    "forest.toml",
+    "series.csv",
+    "probes.csv",
+    "forces.png",
+    "cells_per_level.png",
+    "mlups.png",
+];
 
 /// Flow past a square cylinder with the ramus lattice Boltzmann solver.
 #[derive(Parser, Debug, Serialize, Deserialize)]
@@ -104,6 +116,10 @@ struct Args {
     /// Compress the binary data of the .vthb outputs with zlib (smaller, slower to write).
     #[arg(long)]
     zlib: bool,
+    /// Skip the PNG plots (C_D and C_L with the averaging window and St, cells per level
+    /// and MLUPS over time).
+    #[arg(long)]
+    no_plots: bool,
     /// Sample OUT/series.csv (mass, kinetic energy, max |u|, cells per level, MLUPS) and
     /// OUT/probes.csv every this many D/U0, at the start and at the end.
     #[arg(long, default_value_t = 1.0)]
@@ -144,6 +160,7 @@ struct Setup {
     output_every: Option<u64>,
     /// How the .vthb outputs are written.
     amr: ramus::output::AmrOutput,
+    plots: bool,
     /// Root steps between samples of series.csv and probes.csv.
     series_every: u64,
     probes: Vec<Probe>,
@@ -226,6 +243,7 @@ impl Args {
             vtu: !self.no_vtu,
             output_every,
             amr: support::amr_output(self.zlib, None),
+            plots: !self.no_plots,
             series_every,
             probes: self.probes.clone(),
             checkpoint_every: self.checkpoint_every,
@@ -428,6 +446,13 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         csv += &format!("{:.6},{:.8},{:.8}\n", t[k], cd[k], cl[k]);
     }
     support::write_file(&s.out.join("forces.csv"), csv.as_bytes())?;
+    if s.plots && !t.is_empty() {
+        let window = completed.then_some((s.time - s.window, s.time));
+        ramus::output::plot::force_history_plot(&s.out.join("forces.png"), &t, &cd, &cl, window, st)?;
+        if finite {
+            support::series_plots(&s.out, "t U0 / D")?;
+        }
+    }
     if s.vtu && finite && !matches!(outcome, Outcome::Diverged(_)) {
         ramus::output::write_leaf_cells_vtu_binary(
             s.out.join("cylinder.vtu"),

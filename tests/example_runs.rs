@@ -291,6 +291,11 @@ fn series_probes_and_time_series_files() {
     assert!(probes.starts_with("step,lid_passes,centre_rho,centre_ux,centre_uy,corner_rho,corner_ux,corner_uy\n"));
     assert_eq!(probes.lines().count(), 4, "{probes}");
     assert_no_nan(&out);
+    // The plots, written next to the data: PNG files.
+    for png in ["centerline_u.png", "centerline_v.png", "cells_per_level.png", "mlups.png"] {
+        let b = std::fs::read(out.join(png)).unwrap_or_else(|e| panic!("{png}: {e}"));
+        assert!(b.starts_with(b"\x89PNG\r\n\x1a\n"), "{png} is not a PNG");
+    }
     // The written case file (with its [[probes]]) reproduces the run's probes.
     let again = out_dir("series-again");
     let o = run(example("cavity").arg("--config").arg(out.join("config.toml")).arg("--out").arg(&again));

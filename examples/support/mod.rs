@@ -19,9 +19,12 @@
 #![allow(dead_code)] // each example uses its own part of this module
 
 mod monitor;
+mod plots;
 mod series;
 #[allow(unused_imports)] // not every example uses every part
 pub use monitor::{check_probes, parse_probe, Monitor, Probe};
+#[allow(unused_imports)]
+pub use plots::{cavity_plots, series_plots, write_centerlines};
 #[allow(unused_imports)]
 pub use series::{amr_output, remove_series, vtu_options, Series};
 

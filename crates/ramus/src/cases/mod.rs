@@ -2,4 +2,5 @@
 
 pub mod cavity;
 pub mod cylinder;
+pub mod ghia;
 pub mod shedding;
