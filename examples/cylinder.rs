@@ -129,6 +129,13 @@ struct Args {
     #[arg(long = "probe", value_parser = support::parse_probe)]
     #[serde(default)]
     probes: Vec<Probe>,
+    /// Physical units, in a case file only: a `[units]` table (`length` = the cylinder's
+    /// side D in m, `velocity` = U0 in m/s, `density` kg/m³, `viscosity` m²/s, optional
+    /// `dt` s). Re follows from them (and U0's lattice value, with `dt`); field outputs,
+    /// series and probes are then in SI (C_D, C_L and t U0/D stay dimensionless).
+    #[arg(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    units: Option<ramus::config::Units>,
     /// Write OUT/checkpoint.ramus every this many root steps and at the end.
     #[arg(long)]
     checkpoint_every: Option<u64>,
@@ -144,6 +151,7 @@ impl support::CaseArgs for Args {
     fn run_flags(&mut self) -> &mut RunFlags {
         &mut self.run
     }
+    const TABLES: &'static [&'static str] = &["units"];
 }
 
 /// A validated run.
@@ -160,6 +168,8 @@ struct Setup {
     output_every: Option<u64>,
     /// How the .vthb outputs are written.
     amr: ramus::output::AmrOutput,
+    /// SI scales, with `[units]`.
+    scales: Option<ramus::config::Scales>,
     plots: bool,
     /// Root steps between samples of series.csv and probes.csv.
     series_every: u64,
@@ -186,12 +196,16 @@ fn main() -> ExitCode {
 impl Args {
     fn validate(self) -> Result<Setup> {
         let backend: Backend = self.backend.parse()?;
+        // D = root / 32 root cells.
+        let diameter = self.root as f64 / ramus::cases::cylinder::LENGTH;
+        let scales = self.units.map(|u| u.scales(diameter, self.u0)).transpose()?;
+        let (re, u0) = scales.map_or((self.re, self.u0), |s| (s.reynolds, s.lattice_velocity));
         let case = Cylinder {
             root: self.root,
             height: self.height,
             levels: self.levels,
-            re: self.re,
-            u0: self.u0,
+            re,
+            u0,
             interpolation: Interpolation::parse(&self.interp)?,
             adapt: !self.no_adapt,
         };
@@ -242,7 +256,8 @@ impl Args {
             out: self.out,
             vtu: !self.no_vtu,
             output_every,
-            amr: support::amr_output(self.zlib, None),
+            amr: support::amr_output(self.zlib, scales),
+            scales,
             plots: !self.no_plots,
             series_every,
             probes: self.probes.clone(),
@@ -306,7 +321,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
     let time_of = |steps: u64| c.time(steps);
     let mut series = Series::new(&s.out, s.output_every, s.amr.clone())?;
     series.at(&mut forest, &time_of)?;
-    let mut monitor = Monitor::new(&s.out, s.series_every, c.diameter(), s.probes.clone(), 2, "t_d_over_u0", None)?;
+    let mut monitor = Monitor::new(&s.out, s.series_every, c.diameter(), s.probes.clone(), 2, "t_d_over_u0", s.scales)?;
     monitor.at(&mut forest, &time_of)?;
     // Advance to each force sample (every SAMPLE_EVERY root steps and the last step) and
     // to each checkpoint.
@@ -425,6 +440,8 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         "mlups": forest.mlups(),
         "adaptation_share": timings.adaptation_share(),
         "guard_seconds": timings.guard.as_secs_f64(),
+        "units": s.scales.map(|u| serde_json::json!({ "dx_m": u.dx, "dt_s": u.dt, "density_kg_m3": u.density,
+            "velocity_m_s_per_lattice": u.velocity(), "reynolds": u.reynolds, "tau": u.tau })),
         "series_outputs": outputs,
         "series_writer_seconds": writer_busy.as_secs_f64(),
         "blocks_per_level": forest.blocks_per_level(),

@@ -386,3 +386,27 @@ fn si_units_give_the_lattice_run_and_si_outputs() {
         std::fs::remove_dir_all(&d).ok();
     }
 }
+
+/// The cylinder in SI units (`examples/cases/cylinder-air-re100.toml`: air, D = 1 cm,
+/// U0 = 0.15 m/s, Re 100) runs the lattice run of `--re 100 --u0 0.05`: the same forces.
+#[test]
+fn cylinder_si_units_give_the_lattice_run() {
+    let (si, lattice) = (out_dir("cyl-si"), out_dir("cyl-si-lattice"));
+    let common = ["--root", "256", "--levels", "1", "--time", "2", "--window", "1", "--height", "8", "--no-plots"];
+    let o = run(example("cylinder")
+        .args(["--config", "examples/cases/cylinder-air-re100.toml"])
+        .args(common)
+        .arg("--out")
+        .arg(&si));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = run(example("cylinder").args(["--re", "100", "--u0", "0.05"]).args(common).arg("--out").arg(&lattice));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(std::fs::read(si.join("forces.csv")).unwrap() == std::fs::read(lattice.join("forces.csv")).unwrap());
+    let units = &summary(&si)["units"];
+    // D = 256/32 = 8 root cells = 0.01 m: dx = 1.25 mm; U0 = 0.05 lattice = 0.15 m/s.
+    assert!((units["dx_m"].as_f64().unwrap() - 0.00125).abs() < 1e-15, "{units}");
+    assert!((units["velocity_m_s_per_lattice"].as_f64().unwrap() - 3.0).abs() < 1e-12, "{units}");
+    for d in [si, lattice] {
+        std::fs::remove_dir_all(&d).ok();
+    }
+}
