@@ -205,3 +205,31 @@ fn binary_vtu_round_trips_with_and_without_shared_points() {
     assert_eq!(counts[0], 4 * cells.len(), "unshared: four points per cell");
     assert!(counts[2] < cells.len() * 2, "shared: {} points for {} cells", counts[2], cells.len());
 }
+
+/// `read_arrays` is public: malformed input (cut anywhere, or a corrupted header word) is
+/// an error, never a panic.
+#[test]
+fn malformed_files_are_errors_not_panics() {
+    let mut f = forest::<D2, D2Q9>(2, 16);
+    let blocks = f.active_blocks().unwrap();
+    for (encoding, compression) in [(Encoding::Appended, Compression::Zlib), (Encoding::Base64, Compression::Zlib)] {
+        let dir = tempdir(&format!("malformed-{encoding:?}"));
+        let out = AmrOutput { format: VtkFormat { encoding, compression }, ..AmrOutput::default() };
+        write_amr(&dir, "f", &blocks, &out).unwrap();
+        let bytes = std::fs::read(dir.join("f/level0_0.vti")).unwrap();
+        assert!(read_arrays(&bytes).is_ok());
+        for cut in (0..bytes.len()).step_by(37) {
+            let _ = read_arrays(&bytes[..cut]);
+        }
+        // A huge block count in the first header word.
+        let marker = if encoding == Encoding::Appended { b"_".as_slice() } else { b"format=\"binary\">".as_slice() };
+        let at = bytes.windows(marker.len()).position(|w| w == marker).unwrap() + marker.len();
+        for k in 0..16 {
+            let mut bad = bytes.clone();
+            if at + k < bad.len() {
+                bad[at + k] = if encoding == Encoding::Appended { 0xff } else { b'/' };
+            }
+            let _ = read_arrays(&bad);
+        }
+    }
+}

@@ -320,10 +320,11 @@ fn decode_payload(header: &[u64], payload: &[u8], zlib: bool) -> Result<Vec<u8>>
     let mut out = Vec::new();
     let mut at = 0usize;
     for &c in header.get(3..).ok_or_else(|| bad("a short zlib header"))? {
-        let block = payload.get(at..at + c as usize).ok_or_else(|| bad("a truncated zlib block"))?;
+        let end = at.checked_add(c as usize).ok_or_else(|| bad("a zlib block size"))?;
+        let block = payload.get(at..end).ok_or_else(|| bad("a truncated zlib block"))?;
         let mut z = flate2::read::ZlibDecoder::new(block);
         std::io::Read::read_to_end(&mut z, &mut out).map_err(|e| bad(format!("zlib: {e}")))?;
-        at += c as usize;
+        at = end;
     }
     Ok(out)
 }
@@ -362,9 +363,9 @@ pub fn read_arrays(bytes: &[u8]) -> Result<Vec<ReadArray>> {
                 let off: usize = attribute(tag, "offset").and_then(|s| s.parse().ok()).ok_or_else(|| bad("offset"))?;
                 let d = data.get(off..).ok_or_else(|| bad("an offset past the data"))?;
                 let first = u64s(d.get(..8).ok_or_else(|| bad("a truncated header"))?)[0] as usize;
-                let words = if zlib { 3 + first } else { 1 };
-                let header = u64s(d.get(..8 * words).ok_or_else(|| bad("a truncated header"))?);
-                decode_payload(&header, &d[8 * words..], zlib)?
+                let words = if zlib { first.checked_add(3).ok_or_else(|| bad("a block count"))? } else { 1 };
+                let end = words.checked_mul(8).filter(|&e| e <= d.len()).ok_or_else(|| bad("a truncated header"))?;
+                decode_payload(&u64s(&d[..end]), &d[end..], zlib)?
             }
             Some("binary") => {
                 let close = rest.find("</DataArray>").ok_or_else(|| bad("an unterminated binary <DataArray>"))?;
@@ -373,7 +374,12 @@ pub fn read_arrays(bytes: &[u8]) -> Result<Vec<ReadArray>> {
                     // The header is encoded on its own: its length follows from its first word.
                     let first = BASE64.decode(&text[..12.min(text.len())]).map_err(|_| bad("base64"))?;
                     let n = u64s(first.get(..8).ok_or_else(|| bad("a short header"))?)[0] as usize;
-                    let hlen = (8 * (3 + n)).div_ceil(3) * 4;
+                    let hlen = n
+                        .checked_add(3)
+                        .and_then(|w| w.checked_mul(8))
+                        .map(|b| b.div_ceil(3) * 4)
+                        .filter(|&h| h <= text.len())
+                        .ok_or_else(|| bad("a truncated base64 header"))?;
                     let header = u64s(&BASE64.decode(&text[..hlen]).map_err(|_| bad("base64 header"))?);
                     let payload = BASE64.decode(&text[hlen..]).map_err(|_| bad("base64 data"))?;
                     decode_payload(&header, &payload, true)?
