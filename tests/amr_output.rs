@@ -233,3 +233,23 @@ fn malformed_files_are_errors_not_panics() {
         }
     }
 }
+
+/// Inconsistent `ActiveBlocks` (public fields) are refused, not a panic.
+#[test]
+fn inconsistent_blocks_are_refused() {
+    let mut f = forest::<D2, D2Q9>(2, 16);
+    let good = f.active_blocks().unwrap();
+    let dir = tempdir("inconsistent");
+    let mut a = good.clone();
+    a.rho.pop();
+    let mut b = good.clone();
+    b.level[0] = 9;
+    let mut c = good.clone();
+    c.corner[0][0] += 1;
+    for (what, bad) in [("rho", a), ("level", b), ("corner", c)] {
+        match write_amr(&dir, "x", &bad, &AmrOutput::default()) {
+            Err(Error::InvalidParameter { field, .. }) => assert!(field.contains("active blocks"), "{what}: {field}"),
+            other => panic!("{what}: expected InvalidParameter, got {other:?}"),
+        }
+    }
+}

@@ -118,13 +118,11 @@ pub fn boxes(blocks: &ActiveBlocks) -> Vec<(AmrBox, Vec<usize>)> {
 }
 
 /// Writes `blocks` as `<dir>/<name>.vthb` and `<dir>/<name>/level<L>_<k>.vti`; returns the
-/// path of the index. Cell data: `rho`, `u`, `vorticity` (|ω|), `level`, `solid`,
+/// path of the index. `blocks` must pass [`ActiveBlocks::check`]. Cell data: `rho`, `u`, `vorticity` (|ω|), `level`, `solid`,
 /// `vtkGhostType`. An [`Error::NonFiniteOutput`] (nothing of this output is indexed) if
 /// a value is not finite; an [`Error::Io`] naming the path if a file cannot be written.
 pub fn write_amr(dir: &Path, name: &str, blocks: &ActiveBlocks, out: &AmrOutput) -> Result<PathBuf> {
-    if blocks.dim != 2 && blocks.dim != 3 {
-        return Err(Error::invalid("dim", blocks.dim, "2 or 3"));
-    }
+    blocks.check()?;
     let sub = dir.join(name);
     std::fs::create_dir_all(&sub).map_err(|e| Error::io("creating the folder", &sub, e))?;
     let d = blocks.dim;

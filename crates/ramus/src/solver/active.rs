@@ -10,6 +10,7 @@ use ramus_kernels::{Dim, Real, VelocitySet};
 use rayon::prelude::*;
 
 use super::fields::HostSolution;
+use crate::error::{Error, Result};
 
 /// The cells of every active block (all levels, parents included), block after block,
 /// with `4^D` cells per block in the kernels' cell order ([`ramus_kernels::block`]).
@@ -53,6 +54,39 @@ impl ActiveBlocks {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.level.is_empty()
+    }
+
+    /// Checks that the public vectors agree (one entry per block, `4^D` per cell, levels
+    /// below `max_levels`, corners on block boundaries): an [`Error::InvalidParameter`]
+    /// naming what differs otherwise.
+    pub fn check(&self) -> Result<()> {
+        if self.dim != 2 && self.dim != 3 {
+            return Err(Error::invalid("active blocks dim", self.dim, "2 or 3"));
+        }
+        let (n, m) = (self.len(), self.cells_per_block());
+        let blocks = [self.corner.len(), self.refined.len()];
+        let cells = [self.rho.len(), self.u.len(), self.vorticity.len(), self.solid.len()];
+        if blocks.iter().any(|&l| l != n) || cells.iter().any(|&l| l != n * m) {
+            return Err(Error::invalid(
+                "active blocks",
+                format!(
+                    "level {n}, corner {}, refined {}; rho {}, u {}, vorticity {}, solid {}",
+                    blocks[0], blocks[1], cells[0], cells[1], cells[2], cells[3]
+                ),
+                format!("one entry per block and {m} per cell of each block"),
+            ));
+        }
+        if let Some(i) = self.level.iter().position(|&l| l as usize >= self.max_levels.max(1)) {
+            return Err(Error::invalid(
+                "active blocks level",
+                self.level[i],
+                format!("below max_levels = {}", self.max_levels),
+            ));
+        }
+        if let Some(c) = self.corner.iter().find(|c| c.iter().any(|&x| x % 4 != 0)) {
+            return Err(Error::invalid("active blocks corner", format!("{c:?}"), "multiples of 4 (block boundaries)"));
+        }
+        Ok(())
     }
 }
 
