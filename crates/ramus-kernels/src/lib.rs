@@ -42,6 +42,7 @@ pub mod launch;
 pub mod memory;
 pub mod obstacle;
 pub mod primitives;
+pub mod readout;
 pub mod real;
 pub mod registry;
 pub mod schedule;

@@ -73,6 +73,7 @@ use crate::obstacle::{MarkObstacleDistance, ObstacleForce, SolidFlags, SolidMask
 use crate::primitives::{
     AddOffsets, CompactIndices, CompactValues, MarkSeen, RankSort, ScanTileSerial, Scatter, SplitScatter, TakeSeen,
 };
+use crate::readout::CellMoments;
 use crate::real::Real;
 use crate::schedule::{ExpandChildren, FlagBlocks};
 use crate::stream::StreamCollide;
@@ -278,6 +279,9 @@ registry! {
         // The stability guard (`crate::guard`).
         guard_check_even => GuardCheck<L, F, false>;
         guard_check_odd => GuardCheck<L, F, true>;
+        // Moments for reading the solution on the host (`crate::readout`).
+        cell_moments_even => CellMoments<L, F, false>;
+        cell_moments_odd => CellMoments<L, F, true>;
         // Momentum-exchange forces (`crate::obstacle`).
         obstacle_force => ObstacleForce<L, F>;
         // The cooperative vorticity criterion (`crate::criterion`): `CRITERION_CTA` threads

@@ -371,28 +371,17 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         self.device.synchronize()
     }
 
-    /// Runs `f` on a host copy of the synchronised solution.
     /// A host copy of the solution (synchronised first): evaluate it here or hand it to
     /// another thread while the forest goes on (time series, [`crate::output::series`]).
     pub fn host_solution(&mut self) -> Result<HostSolution<Q, F>> {
         self.synchronize()?;
+        let moments = self.solver.read_moments(&self.mesh, self.steps % 2 == 1)?;
         let mesh = self.mesh.snapshot_active()?;
-        let per_block = Q::Q * D::BLOCK_CELLS;
-        Ok(HostSolution::<Q, F> {
-            f: self.device.read(&self.solver.f, 0..mesh.capacity * per_block)?,
-            onb: match &self.solver.solids {
-                Some(s) => self.device.read(&s.onb, 0..mesh.capacity)?,
-                None => mesh.onb.clone(),
-            },
-            solid: match &self.solver.solids {
-                Some(s) => self.device.read(&s.solid, 0..mesh.capacity)?,
-                None => Vec::new(),
-            },
-            mesh,
-            root_odd: self.steps % 2 == 1,
-            steps: self.steps,
-            _q: PhantomData,
-        })
+        let solid = match &self.solver.solids {
+            Some(s) => self.device.read(&s.solid, 0..mesh.capacity)?,
+            None => Vec::new(),
+        };
+        HostSolution::new(moments, mesh, solid, self.steps)
     }
 
     fn with_host_view<R>(&mut self, f: impl FnOnce(&HostSolution<Q, F>) -> R) -> Result<R> {

@@ -5,8 +5,7 @@ use std::collections::HashMap;
 
 use ramus_kernels::amr::units;
 use ramus_kernels::block::{cell_coords, cell_index, EDGE};
-use ramus_kernels::collide::moments;
-use ramus_kernels::stream::{load_cell, Field};
+use ramus_kernels::readout::values_per_cell;
 use ramus_kernels::{Dim, Real, VelocitySet};
 
 use crate::amr::MeshSnapshot;
@@ -111,47 +110,65 @@ impl LeafCells {
     }
 }
 
-/// A host copy of a forest's solution: the distribution pool with the mesh, to evaluate
-/// moments of any cell of any active block ([`crate::Forest::host_solution`]). It owns
-/// its data (`Send`), so the evaluation and the files can be done on another thread while
-/// the forest goes on.
+/// A host copy of a forest's solution: the moments `(ρ, u)` of every cell of every active
+/// block (computed on the device, [`ramus_kernels::readout`]) with the mesh, to evaluate
+/// fields anywhere ([`crate::Forest::host_solution`]). It owns its data (`Send`), so the
+/// evaluation and the files can be done on another thread while the forest goes on.
 pub struct HostSolution<Q: VelocitySet, F: Real> {
-    pub(crate) f: Vec<F>,
+    /// `1 + D` values per cell (ρ, then u), blocks in the order of `mesh.id_sets`.
+    pub(crate) moments: Vec<F>,
+    /// Position of each block ID (below `mesh.capacity`) in that order; `u32::MAX` for an
+    /// inactive ID.
+    pub(crate) position: Vec<u32>,
     pub(crate) mesh: MeshSnapshot,
-    /// The solver's per-block boundary flags and solid masks (the mesh's flags and no
-    /// masks without obstacles).
-    pub(crate) onb: Vec<u32>,
+    /// The solver's per-block solid masks (empty without obstacles).
     pub(crate) solid: Vec<u64>,
-    /// Level 0 has taken an odd number of steps (levels ≥ 1 are in the natural layout
-    /// between root steps).
-    pub(crate) root_odd: bool,
     /// Root steps done.
     pub(crate) steps: u64,
     pub(crate) _q: std::marker::PhantomData<Q>,
 }
 
 impl<Q: VelocitySet, F: Real> HostSolution<Q, F> {
+    /// A solution from the moments read in the order of `mesh.id_sets`; an error if their
+    /// count does not match the mesh (a broken read-back, never a wrong field).
+    pub(crate) fn new(moments: Vec<F>, mesh: MeshSnapshot, solid: Vec<u64>, steps: u64) -> Result<Self> {
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        let s = values_per_cell(<Q::Dim as Dim>::D);
+        let mut position = vec![u32::MAX; mesh.capacity];
+        let mut n = 0usize;
+        for &b in mesh.id_sets.iter().flatten() {
+            let slot = position.get_mut(b as usize).ok_or_else(|| {
+                Error::invalid("host solution block", b, format!("below the snapshot's capacity {}", mesh.capacity))
+            })?;
+            *slot = n as u32;
+            n += 1;
+        }
+        if moments.len() != n * m * s {
+            return Err(Error::invalid(
+                "host solution moments",
+                moments.len(),
+                format!("{} values ({n} active blocks of {m} cells, {s} values each)", n * m * s),
+            ));
+        }
+        Ok(HostSolution { moments, position, mesh, solid, steps, _q: std::marker::PhantomData })
+    }
+
     /// Root steps done when the copy was taken.
     pub fn steps(&self) -> u64 {
         self.steps
     }
 
-    /// `(ρ, u)` of cell `t` of active block `b`.
+    /// `(ρ, u)` of cell `t` of active block `b` (`u[2] = 0` in 2D).
     pub(crate) fn moments(&self, b: usize, t: usize) -> (f64, [f64; 3]) {
-        let level = self.mesh.level[b] as usize;
-        let solid = if self.solid.is_empty() { std::ptr::null() } else { self.solid.as_ptr() };
-        // `load_cell` only reads through `f`.
-        let fld = Field { f: self.f.as_ptr().cast_mut(), nbr: self.mesh.nbr.as_ptr(), onb: self.onb.as_ptr(), solid };
-        // SAFETY: the pool and the mesh arrays are complete host copies; `b` is active.
-        let h = unsafe {
-            if level == 0 && self.root_odd {
-                load_cell::<Q, F, true>(&fld, b, t)
-            } else {
-                load_cell::<Q, F, false>(&fld, b, t)
-            }
-        };
-        let (rho, u) = moments::<Q, F>(&h);
-        (rho.to_f64(), u.map(Real::to_f64))
+        let d = <Q::Dim as Dim>::D;
+        let s = values_per_cell(d);
+        let i = (self.position[b] as usize * <Q::Dim as Dim>::BLOCK_CELLS + t) * s;
+        let v = &self.moments[i..i + s];
+        let mut u = [0.0; 3];
+        for a in 0..d {
+            u[a] = v[1 + a].to_f64();
+        }
+        (v[0].to_f64(), u)
     }
 
     /// Centre of cell `t` of block `b`, in root cells.

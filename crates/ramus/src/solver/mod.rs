@@ -5,7 +5,7 @@
 //! what the host needs around them, one file each: the distribution pool and per-level
 //! relaxation (`state.rs`), the recursive advance (`advance.rs`), the per-level work lists
 //! (`schedule.rs`), the synchronisation of levels for adaptation and output (`sync.rs`),
-//! the vorticity criterion (`criterion.rs`), initial conditions, macroscopic fields
+//! the vorticity criterion (`criterion.rs`), the moments read to the host (`readout.rs`), initial conditions, macroscopic fields
 //! ([`Fields`], [`LeafCells`]) and metrics ([`metrics`]).
 
 mod active;
@@ -18,6 +18,7 @@ mod init;
 pub mod metrics;
 pub(crate) mod obstacles;
 mod params;
+mod readout;
 pub(crate) mod schedule;
 pub(crate) mod state;
 pub(crate) mod sync;

@@ -39,6 +39,9 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     pub force_out: Buffer<F>,
     /// Per level: the stability guard's result (see [`ramus_kernels::guard`]).
     pub guard_out: Buffer<u64>,
+    /// Moments of one chunk of cells for reading the solution, sized on first use by
+    /// [`Self::read_moments`].
+    pub readout: Buffer<F>,
     _lattice: PhantomData<Q>,
 }
 
@@ -80,6 +83,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             solids,
             force_out: Buffer::Host(Vec::new()),
             guard_out: dev.zeros(levels)?,
+            readout: Buffer::Host(Vec::new()),
             _lattice: PhantomData,
         })
     }
