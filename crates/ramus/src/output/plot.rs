@@ -123,13 +123,22 @@ pub fn force_history_plot(
         let root = root.margin(12, 0, 0, 0).titled(&title, (FAMILY, TITLE_SIZE))?;
         let panels = root.split_evenly((2, 1));
         for (k, (area, name, v)) in [(&panels[0], "C_D", cd), (&panels[1], "C_L", cl)].into_iter().enumerate() {
-            let y = padded(bounds(v.iter().copied()), 0.12);
+            // The axis fits the averaging window (or the second half of the run): the
+            // start-up transient, often ten times larger, would flatten the signal to read.
+            let focus = |&(ti, _): &(&f64, &f64)| match window {
+                Some((t0, t1)) => (t0..=t1).contains(ti),
+                None => *ti >= 0.5 * (x.start + x.end),
+            };
+            let seen = bounds(t.iter().zip(v).filter(focus).map(|(_, &vi)| vi));
+            let y = padded(if seen.0 <= seen.1 { seen } else { bounds(v.iter().copied()) }, 0.12);
+            let clipped = v.iter().any(|vi| !y.contains(vi));
+            let name = if clipped { format!("{name} (start-up cut)") } else { name.to_string() };
             let mut chart = ChartBuilder::on(area)
                 .margin(12)
                 .x_label_area_size(if k == 1 { 55 } else { 30 })
                 .y_label_area_size(95)
                 .build_cartesian_2d(x.clone(), y.clone())?;
-            mesh(&mut chart, if k == 1 { "t U₀ / D" } else { "" }, name, &x, Some(&y))?;
+            mesh(&mut chart, if k == 1 { "t U₀ / D" } else { "" }, &name, &x, Some(&y))?;
             if let Some((t0, t1)) = window {
                 let shade = RGBColor(120, 120, 120).mix(0.18);
                 let band = chart.draw_series([Rectangle::new([(t0, y.start), (t1, y.end)], shade.filled())])?;
@@ -139,7 +148,7 @@ pub fn force_history_plot(
                 }
             }
             let points: Vec<(f64, f64)> = t.iter().copied().zip(v.iter().copied()).collect();
-            let one = [PlotSeries { label: name, points: &points, style: SeriesStyle::Line }];
+            let one = [PlotSeries { label: &name, points: &points, style: SeriesStyle::Line }];
             draw_series(&mut chart, &one, &x, &y, false)?;
         }
         Ok(())
@@ -315,15 +324,19 @@ where
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
-    // Points beyond the axes (only past ±1e300, or 300 decades on a log axis) are drawn on
-    // the edge: plotters' pixel arithmetic would wrap around for them.
-    let inside = |&(px, py): &(f64, f64)| (px.clamp(x.start, x.end), py.clamp(y.start, y.end));
+    // Nothing is drawn beyond the axes (plotters does not clip, and its pixel arithmetic
+    // would wrap around far out): lines are cut at the frame, markers outside left out.
+    let inside = |p: &&(f64, f64)| x.contains(&p.0) && y.contains(&p.1);
     for (k, s) in series.iter().enumerate() {
         let color = PALETTE[k % PALETTE.len()];
-        let points = s.points.iter().map(inside);
         let anno = match s.style {
-            SeriesStyle::Line => chart.draw_series(LineSeries::new(points, color.stroke_width(2)))?,
-            SeriesStyle::Markers => chart.draw_series(points.map(|p| Circle::new(p, 6, color.stroke_width(2))))?,
+            SeriesStyle::Line => {
+                let runs = clip_line(s.points, x, y);
+                chart.draw_series(runs.into_iter().map(|run| PathElement::new(run, color.stroke_width(2))))?
+            }
+            SeriesStyle::Markers => {
+                chart.draw_series(s.points.iter().filter(inside).map(|&p| Circle::new(p, 6, color.stroke_width(2))))?
+            }
         };
         let style = s.style;
         anno.label(s.label).legend(move |(px, py)| match style {
@@ -340,6 +353,45 @@ where
         .margin(12)
         .draw()?;
     Ok(())
+}
+
+/// The parts of the polyline `points` inside the rectangle `x × y`, as separate runs:
+/// each segment cut to the rectangle (Liang–Barsky), consecutive visible segments joined.
+fn clip_line(points: &[(f64, f64)], x: &Range<f64>, y: &Range<f64>) -> Vec<Vec<(f64, f64)>> {
+    let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut open = false;
+    if let [p] = points {
+        if x.contains(&p.0) && y.contains(&p.1) {
+            runs.push(vec![*p]);
+        }
+    }
+    for w in points.windows(2) {
+        let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+        let (dx, dy) = (x1 - x0, y1 - y0);
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        let mut visible = true;
+        for (p, q) in [(-dx, x0 - x.start), (dx, x.end - x0), (-dy, y0 - y.start), (dy, y.end - y0)] {
+            if p == 0.0 {
+                visible &= q >= 0.0;
+            } else if p < 0.0 {
+                t0 = t0.max(q / p);
+            } else {
+                t1 = t1.min(q / p);
+            }
+        }
+        if !visible || t0 > t1 {
+            open = false;
+            continue;
+        }
+        let at = |t: f64| (x0 + t * dx, y0 + t * dy);
+        // A segment continues the open run only if it starts inside (not cut at t0 > 0).
+        if !(open && t0 == 0.0) {
+            runs.push(vec![at(t0)]);
+        }
+        runs.last_mut().expect("a run was pushed").push(at(t1));
+        open = t1 == 1.0;
+    }
+    runs
 }
 
 /// The fewest decimals that write the ticks plotters puts on `range` (at most `labels`)
@@ -398,4 +450,25 @@ fn legend_corner(series: &[PlotSeries<'_>], x: &Range<f64>, y: &Range<f64>, log_
     ];
     let best = corners.into_iter().min_by_key(|&(_, right, upper)| count(right, upper));
     best.map_or(SeriesLabelPosition::UpperRight, |c| c.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clip_line;
+
+    #[test]
+    fn lines_are_cut_at_the_frame_into_runs() {
+        let (x, y) = (0.0..10.0, 0.0..1.0);
+        // In, out through the top, back in, out through the top again.
+        let line = [(0.0, 0.5), (2.0, 0.5), (4.0, 2.5), (6.0, 0.5), (8.0, 0.5), (9.0, 1.5)];
+        let runs = clip_line(&line, &x, &y);
+        assert_eq!(runs.len(), 2, "{runs:?}");
+        assert_eq!(runs[0], vec![(0.0, 0.5), (2.0, 0.5), (2.5, 1.0)]);
+        assert_eq!(runs[1], vec![(5.5, 1.0), (6.0, 0.5), (8.0, 0.5), (8.5, 1.0)]);
+        // Entirely outside: nothing; a lone point inside: itself.
+        assert!(clip_line(&[(1.0, 5.0), (2.0, 6.0)], &x, &y).is_empty());
+        assert_eq!(clip_line(&[(1.0, 0.25)], &x, &y), vec![vec![(1.0, 0.25)]]);
+        // A segment crossing the whole frame is one run between its two cuts.
+        assert_eq!(clip_line(&[(1.0, -1.0), (3.0, 2.0)], &x, &y).len(), 1);
+    }
 }
