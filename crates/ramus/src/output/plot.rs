@@ -331,8 +331,14 @@ where
         let color = PALETTE[k % PALETTE.len()];
         let anno = match s.style {
             SeriesStyle::Line => {
+                // One element per segment: plotters joins the segments of a wide path with
+                // mitres, which shoot far off the line where a signal turns sharply (a
+                // spike in C_D), even beyond the frame.
                 let runs = clip_line(s.points, x, y);
-                chart.draw_series(runs.into_iter().map(|run| PathElement::new(run, color.stroke_width(2))))?
+                let segments = runs.into_iter().flat_map(|run| {
+                    run.windows(2).map(|w| PathElement::new([w[0], w[1]], color.stroke_width(2))).collect::<Vec<_>>()
+                });
+                chart.draw_series(segments)?
             }
             SeriesStyle::Markers => {
                 chart.draw_series(s.points.iter().filter(inside).map(|&p| Circle::new(p, 6, color.stroke_width(2))))?
