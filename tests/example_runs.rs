@@ -356,13 +356,17 @@ fn si_units_give_the_lattice_run_and_si_outputs() {
             .collect()
     };
     let (rs, rl) = (rows(&si), rows(&lattice));
-    assert_eq!(&rs[0][2..5], ["mass_kg_per_m", "kinetic_energy_J_per_m", "max_speed_m_s"]);
-    assert_eq!(&rl[0][2..5], ["mass", "kinetic_energy", "max_speed"]);
+    // The SI file has the simulated time in seconds after the case's time column.
+    assert_eq!(&rs[0][1..6], ["lid_passes", "time_s", "mass_kg_per_m", "kinetic_energy_J_per_m", "max_speed_m_s"]);
+    assert_eq!(&rl[0][1..5], ["lid_passes", "mass", "kinetic_energy", "max_speed"]);
     let last = rs.len() - 1;
-    let (vs, vl): (f64, f64) = (rs[last][4].parse().unwrap(), rl[last][4].parse().unwrap());
+    let (vs, vl): (f64, f64) = (rs[last][5].parse().unwrap(), rl[last][4].parse().unwrap());
     assert!(vl > 0.0 && (vs - 0.1 * vl).abs() <= 1e-9 * vs, "max speed {vs} m/s vs {vl} lattice");
-    let (ms, ml): (f64, f64) = (rs[last][2].parse().unwrap(), rl[last][2].parse().unwrap());
+    let (ms, ml): (f64, f64) = (rs[last][3].parse().unwrap(), rl[last][2].parse().unwrap());
     let dx = 0.1 / 16.0;
+    // dt = 0.1 dx / (0.01 m/s) = 0.0625 s per root step.
+    let (step, ts): (f64, f64) = (rs[last][0].parse().unwrap(), rs[last][2].parse().unwrap());
+    assert!(step > 0.0 && (ts - step * 0.0625).abs() <= 1e-12 * ts, "time {ts} s at step {step}");
     assert!((ms - ml * dx * dx * 998.2).abs() <= 1e-9 * ms, "mass {ms} kg/m vs {ml}");
     // The .vthb spacing is in metres.
     let vthb = std::fs::read_to_string(si.join("cavity.vthb")).unwrap();

@@ -81,13 +81,16 @@ pub struct Monitor {
     pub samples: usize,
     /// Factors from lattice units to the files' units: (mass, energy, speed, density).
     factors: [f64; 4],
+    /// Seconds per root step (`[units]`): adds a `time_s` column after the case's time.
+    seconds_per_step: Option<f64>,
 }
 
 impl Monitor {
     /// A monitor writing to `out` every `every` root steps; `length` root cells per case
     /// length unit; `time_unit` names the time column (`lid_passes`, `t_d_over_u0`).
     /// With `scales` (`[units]`), the columns are in SI: mass in kg (kg per metre of depth
-    /// in 2D), energy in J (J/m in 2D), speeds in m/s, densities in kg/m³.
+    /// in 2D), energy in J (J/m in 2D), speeds in m/s, densities in kg/m³, and a `time_s`
+    /// column gives the simulated time in seconds.
     pub fn new(
         out: &Path,
         every: u64,
@@ -108,11 +111,13 @@ impl Monitor {
             }
             None => ([1.0; 4], Default::default()),
         };
-        let mut lines = Lines {
-            series: format!("step,{time_unit},mass{m},kinetic_energy{e},max_speed{v},mlups"),
-            ..Default::default()
+        let time = match scales {
+            Some(_) => format!("{time_unit},time_s"),
+            None => time_unit.to_string(),
         };
-        lines.probes = format!("step,{time_unit}");
+        let mut lines =
+            Lines { series: format!("step,{time},mass{m},kinetic_energy{e},max_speed{v},mlups"), ..Default::default() };
+        lines.probes = format!("step,{time}");
         for p in &probes {
             lines.probes += &format!(",{0}_rho{r},{0}_ux{v},{0}_uy{v}", p.name);
             if dim == 3 {
@@ -132,6 +137,7 @@ impl Monitor {
             stall: Duration::ZERO,
             samples: 0,
             factors,
+            seconds_per_step: scales.map(|s| s.dt),
         })
     }
 
@@ -165,6 +171,7 @@ impl Monitor {
         self.previous = (stepping, updates);
         let solution = forest.host_solution().context("copying the solution for series.csv")?;
         let time = time(step);
+        let seconds = self.seconds_per_step.map(|dt| step as f64 * dt);
         let points: Vec<[f64; 3]> = self
             .probes
             .iter()
@@ -193,9 +200,12 @@ impl Monitor {
             }
             // Non-finite values are written empty: no file holds a number standing for NaN.
             let num = |v: f64| if v.is_finite() { format!("{v:.10e}") } else { String::new() };
+            let time = match seconds {
+                Some(s) => format!("{},{}", num(time), num(s)),
+                None => num(time),
+            };
             l.series += &format!(
-                "{step},{},{},{},{},{}",
-                num(time),
+                "{step},{time},{},{},{},{}",
                 num(s.mass * fm),
                 num(s.kinetic_energy * fe),
                 num(s.max_speed * fv),
@@ -205,7 +215,7 @@ impl Monitor {
                 l.series += &format!(",{c}");
             }
             l.series.push('\n');
-            l.probes += &format!("{step},{}", num(time));
+            l.probes += &format!("{step},{time}");
             for (rho, u) in &probes {
                 l.probes += &format!(",{},{},{}", num(rho * fr), num(u[0] * fv), num(u[1] * fv));
                 if dim == 3 {
