@@ -65,7 +65,7 @@ use serde::{Deserialize, Serialize};
 
 #[path = "support/mod.rs"]
 mod support;
-use support::{Chunker, Interrupt, Monitor, Outcome, Probe, Progress, RunFlags, Series};
+use support::{Chunker, Interrupt, Monitor, Outcome, Progress, RunFlags, Series};
 
 /// Default simulated time in lid passes. Measured at Re = 100 (n = 128, lid = 0.05,
 /// D2Q9): the centreline profiles change by < 1e-3 U_lid per pass after 10 passes; over
@@ -93,7 +93,6 @@ const RESULTS: [&str; 12] = [
 /// Lid-driven cavity with the ramus lattice Boltzmann solver.
 #[derive(Parser, Debug, Serialize, Deserialize)]
 #[command(about, long_about = None)]
-#[serde(deny_unknown_fields)]
 struct Args {
     /// Spatial dimension: 2 or 3.
     #[arg(long, default_value_t = 2)]
@@ -143,29 +142,9 @@ struct Args {
     /// Run exactly this many root steps instead of `--passes` (e.g. for benchmarks).
     #[arg(long)]
     steps: Option<u64>,
-    /// Skip writing cavity.vtu (large for fine 3D runs: ASCII, one hexahedron per cell).
-    #[arg(long)]
-    no_vtu: bool,
-    /// Write the fields every this many lid passes: OUT/fields_NNNN.vthb (every level,
-    /// ParaView's AMR reader) and OUT/fields.pvd (the series, with the time in lid passes).
-    #[arg(long)]
-    output_every: Option<f64>,
-    /// Compress the binary data of the .vthb outputs with zlib (smaller, slower to write).
-    #[arg(long)]
-    zlib: bool,
-    /// Skip the PNG plots (centreline profiles against Ghia et al., cells per level and
-    /// MLUPS over time).
-    #[arg(long)]
-    no_plots: bool,
-    /// Sample OUT/series.csv (mass, kinetic energy, max |u|, cells per level, MLUPS) and
-    /// OUT/probes.csv every this many lid passes, at the start and at the end.
-    #[arg(long, default_value_t = 1.0)]
-    series_every: f64,
-    /// A point probe `name=x,y[,z]` (position in cavity sides, 0..1), repeatable; in a
-    /// case file, `[[probes]]` tables with `name` and `position`.
-    #[arg(long = "probe", value_parser = support::parse_probe)]
-    #[serde(default)]
-    probes: Vec<Probe>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    output: support::OutputFlags,
     /// Physical units, in a case file only: a `[units]` table (`length` m, `velocity`
     /// m/s, `density` kg/m³, `viscosity` m²/s, optional `dt` s). Re follows from them
     /// (and the lid's lattice speed, with `dt`); outputs and summary are then in SI.
@@ -199,17 +178,10 @@ struct Setup {
     steps: u64,
     out: PathBuf,
     profile: bool,
-    vtu: bool,
-    /// Root steps between series outputs.
-    output_every: Option<u64>,
-    /// How the .vthb outputs are written.
-    amr: ramus::output::AmrOutput,
     /// SI scales, with `[units]`.
     scales: Option<Scales>,
-    plots: bool,
-    /// Root steps between samples of series.csv and probes.csv.
-    series_every: u64,
-    probes: Vec<Probe>,
+    /// The output flags in root steps.
+    output: support::Outputs,
     checkpoint_every: Option<u64>,
     restart: Option<PathBuf>,
 }
@@ -236,7 +208,6 @@ impl Args {
         let scales = self.units.map(|u| u.scales(self.n as f64, self.lid)).transpose()?;
         let (re, lid) = scales.map_or((self.re, self.lid), |s| (s.reynolds, s.lattice_velocity));
         let cavity = Cavity { dim: self.dim, n: self.n, re, lid };
-        let series_every = cavity.steps_for_passes(self.series_every).max(1);
         let criterion = match self.criterion.as_str() {
             "vorticity" => Criterion::Vorticity { n_start: self.n_start, n_inc: self.n_inc, length: None },
             "none" => Criterion::None,
@@ -262,17 +233,8 @@ impl Args {
                 cavity.steps_for_passes(1.0)
             );
         }
-        let output_every = match self.output_every {
-            Some(t) if !(t.is_finite() && t > 0.0) => {
-                bail!("invalid output_every = {t}: a finite number of lid passes > 0")
-            }
-            Some(t) => Some(cavity.steps_for_passes(t).max(1)),
-            None => None,
-        };
-        if !(self.series_every.is_finite() && self.series_every > 0.0) {
-            bail!("invalid series_every = {}: a finite number of lid passes > 0", self.series_every);
-        }
-        support::check_probes(&self.probes, self.dim as usize, [1.0; 3])?;
+        let output =
+            self.output.validate("lid passes", |t| cavity.steps_for_passes(t), scales, self.dim as usize, [1.0; 3])?;
         if self.checkpoint_every == Some(0) {
             bail!("invalid checkpoint_every = 0: at least 1 root step between checkpoints");
         }
@@ -288,13 +250,8 @@ impl Args {
             steps,
             out: self.out,
             profile: self.profile,
-            vtu: !self.no_vtu,
-            output_every,
-            amr: support::amr_output(self.zlib, scales),
             scales,
-            plots: !self.no_plots,
-            series_every,
-            probes: self.probes.clone(),
+            output,
             checkpoint_every: self.checkpoint_every,
             restart: self.run.restart,
         })
@@ -362,10 +319,17 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     let mut chunker = Chunker::new();
     let mut outcome = Outcome::Completed;
     let passes_of = |steps: u64| steps as f64 * s.cavity.lid / s.cavity.n as f64;
-    let mut series = Series::new(&s.out, s.output_every, s.amr.clone())?;
+    let mut series = Series::new(&s.out, s.output.output_every, s.output.amr.clone())?;
     series.at(&mut forest, &passes_of)?;
-    let mut monitor =
-        Monitor::new(&s.out, s.series_every, s.cavity.n as f64, s.probes.clone(), dim, "lid_passes", s.scales)?;
+    let mut monitor = Monitor::new(
+        &s.out,
+        s.output.series_every,
+        s.cavity.n as f64,
+        s.output.probes.clone(),
+        dim,
+        "lid_passes",
+        s.scales,
+    )?;
     monitor.at(&mut forest, &passes_of)?;
     while forest.steps() < steps {
         if interrupt.requested() {
@@ -380,7 +344,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         if done < last_pass {
             n = n.min(last_pass - done);
         }
-        for k in [s.checkpoint_every, s.output_every, Some(s.series_every)].into_iter().flatten() {
+        for k in [s.checkpoint_every, s.output.output_every, Some(s.output.series_every)].into_iter().flatten() {
             n = n.min(k - done % k);
         }
         let t = Instant::now();
@@ -560,19 +524,19 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     // A diverged run writes only its summary: no file with non-finite numbers.
     if finite {
         support::write_centerlines(&s.out, s.cavity.dim, &lines)?;
-        if s.plots {
+        if s.output.plots {
             support::cavity_plots(&s.out, &s.cavity, &lines)?;
             support::series_plots(&s.out, "lid passes")?;
         }
-        if s.vtu {
+        if s.output.vtu {
             ramus::output::write_leaf_cells_vtu_binary(
                 s.out.join("cavity.vtu"),
                 dim,
                 &cells,
-                support::vtu_options(&s.amr),
+                support::vtu_options(&s.output.amr),
             )?;
             let blocks = forest.active_blocks()?;
-            ramus::output::write_amr(&s.out, "cavity", &blocks, &s.amr)?;
+            ramus::output::write_amr(&s.out, "cavity", &blocks, &s.output.amr)?;
         }
     }
     support::write_json(&s.out.join("summary.json"), &summary)?;

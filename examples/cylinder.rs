@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 
 #[path = "support/mod.rs"]
 mod support;
-use support::{Interrupt, Monitor, Outcome, Probe, Progress, RunFlags, Series};
+use support::{Interrupt, Monitor, Outcome, Progress, RunFlags, Series};
 
 /// Root steps between force samples (the paper's sampling interval).
 const SAMPLE_EVERY: u64 = 16;
@@ -71,7 +71,6 @@ const RESULTS: [&str; 10] = [
 /// Flow past a square cylinder with the ramus lattice Boltzmann solver.
 #[derive(Parser, Debug, Serialize, Deserialize)]
 #[command(about, long_about = None)]
-#[serde(deny_unknown_fields)]
 struct Args {
     /// Root-level cells along the domain length 32 D (a multiple of 64).
     #[arg(long, default_value_t = 256)]
@@ -106,29 +105,9 @@ struct Args {
     /// Keep only the frozen refinement near the cylinder and the outlet.
     #[arg(long)]
     no_adapt: bool,
-    /// Skip writing cylinder.vtu and cylinder.vthb.
-    #[arg(long)]
-    no_vtu: bool,
-    /// Write the fields every this many D/U0: OUT/fields_NNNN.vthb (every level, ParaView's
-    /// AMR reader) and OUT/fields.pvd (the series, with the time in D/U0).
-    #[arg(long)]
-    output_every: Option<f64>,
-    /// Compress the binary data of the .vthb outputs with zlib (smaller, slower to write).
-    #[arg(long)]
-    zlib: bool,
-    /// Skip the PNG plots (C_D and C_L with the averaging window and St, cells per level
-    /// and MLUPS over time).
-    #[arg(long)]
-    no_plots: bool,
-    /// Sample OUT/series.csv (mass, kinetic energy, max |u|, cells per level, MLUPS) and
-    /// OUT/probes.csv every this many D/U0, at the start and at the end.
-    #[arg(long, default_value_t = 1.0)]
-    series_every: f64,
-    /// A point probe `name=x,y` (in D from the lower-left corner of the channel),
-    /// repeatable; in a case file, `[[probes]]` tables with `name` and `position`.
-    #[arg(long = "probe", value_parser = support::parse_probe)]
-    #[serde(default)]
-    probes: Vec<Probe>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    output: support::OutputFlags,
     /// Physical units, in a case file only: a `[units]` table (`length` = the cylinder's
     /// side D in m, `velocity` = U0 in m/s, `density` kg/m³, `viscosity` m²/s, optional
     /// `dt` s). Re follows from them (and U0's lattice value, with `dt`); field outputs,
@@ -163,17 +142,10 @@ struct Setup {
     window: f64,
     steps: u64,
     out: PathBuf,
-    vtu: bool,
-    /// Root steps between series outputs.
-    output_every: Option<u64>,
-    /// How the .vthb outputs are written.
-    amr: ramus::output::AmrOutput,
     /// SI scales, with `[units]`.
     scales: Option<ramus::config::Scales>,
-    plots: bool,
-    /// Root steps between samples of series.csv and probes.csv.
-    series_every: u64,
-    probes: Vec<Probe>,
+    /// The output flags in root steps.
+    output: support::Outputs,
     checkpoint_every: Option<u64>,
     restart: Option<PathBuf>,
 }
@@ -224,16 +196,13 @@ impl Args {
         if !(self.window.is_finite() && self.window > 0.0 && self.window <= self.time) {
             bail!("invalid window = {}: 0 < window <= time = {} (in D/U0)", self.window, self.time);
         }
-        let output_every = match self.output_every {
-            Some(t) if !(t.is_finite() && t > 0.0) => bail!("invalid output_every = {t}: a finite time > 0 (in D/U0)"),
-            Some(t) => Some(case.steps_for(t).max(1)),
-            None => None,
-        };
-        if !(self.series_every.is_finite() && self.series_every > 0.0) {
-            bail!("invalid series_every = {}: a finite time > 0 (in D/U0)", self.series_every);
-        }
-        support::check_probes(&self.probes, 2, [ramus::cases::cylinder::LENGTH, case.height, 0.0])?;
-        let series_every = case.steps_for(self.series_every).max(1);
+        let output = self.output.validate(
+            "D/U0",
+            |t| case.steps_for(t),
+            scales,
+            2,
+            [ramus::cases::cylinder::LENGTH, case.height, 0.0],
+        )?;
         if self.checkpoint_every == Some(0) {
             bail!("invalid checkpoint_every = 0: at least 1 root step between checkpoints");
         }
@@ -254,13 +223,8 @@ impl Args {
             window: self.window,
             steps,
             out: self.out,
-            vtu: !self.no_vtu,
-            output_every,
-            amr: support::amr_output(self.zlib, scales),
             scales,
-            plots: !self.no_plots,
-            series_every,
-            probes: self.probes.clone(),
+            output,
             checkpoint_every: self.checkpoint_every,
             restart: self.run.restart,
         })
@@ -319,9 +283,10 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
     let start = Instant::now();
     let mut outcome = Outcome::Completed;
     let time_of = |steps: u64| c.time(steps);
-    let mut series = Series::new(&s.out, s.output_every, s.amr.clone())?;
+    let mut series = Series::new(&s.out, s.output.output_every, s.output.amr.clone())?;
     series.at(&mut forest, &time_of)?;
-    let mut monitor = Monitor::new(&s.out, s.series_every, c.diameter(), s.probes.clone(), 2, "t_d_over_u0", s.scales)?;
+    let mut monitor =
+        Monitor::new(&s.out, s.output.series_every, c.diameter(), s.output.probes.clone(), 2, "t_d_over_u0", s.scales)?;
     monitor.at(&mut forest, &time_of)?;
     // Advance to each force sample (every SAMPLE_EVERY root steps and the last step) and
     // to each checkpoint.
@@ -332,7 +297,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         }
         let done = forest.steps();
         let mut n = (SAMPLE_EVERY - done % SAMPLE_EVERY).min(steps - done);
-        for k in [s.checkpoint_every, s.output_every, Some(s.series_every)].into_iter().flatten() {
+        for k in [s.checkpoint_every, s.output.output_every, Some(s.output.series_every)].into_iter().flatten() {
             n = n.min(k - done % k);
         }
         match forest.advance(n) {
@@ -463,21 +428,21 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         csv += &format!("{:.6},{:.8},{:.8}\n", t[k], cd[k], cl[k]);
     }
     support::write_file(&s.out.join("forces.csv"), csv.as_bytes())?;
-    if s.plots && !t.is_empty() {
+    if s.output.plots && !t.is_empty() {
         let window = completed.then_some((s.time - s.window, s.time));
         ramus::output::plot::force_history_plot(&s.out.join("forces.png"), &t, &cd, &cl, window, st)?;
         if finite {
             support::series_plots(&s.out, "t U0 / D")?;
         }
     }
-    if s.vtu && finite && !matches!(outcome, Outcome::Diverged(_)) {
+    if s.output.vtu && finite && !matches!(outcome, Outcome::Diverged(_)) {
         ramus::output::write_leaf_cells_vtu_binary(
             s.out.join("cylinder.vtu"),
             2,
             &cells,
-            support::vtu_options(&s.amr),
+            support::vtu_options(&s.output.amr),
         )?;
-        ramus::output::write_amr(&s.out, "cylinder", &forest.active_blocks()?, &s.amr)?;
+        ramus::output::write_amr(&s.out, "cylinder", &forest.active_blocks()?, &s.output.amr)?;
     }
     support::write_json(&s.out.join("summary.json"), &summary)?;
     println!("wrote {} ({})", s.out.display(), outcome.status());

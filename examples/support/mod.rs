@@ -19,10 +19,13 @@
 #![allow(dead_code)] // each example uses its own part of this module
 
 mod monitor;
+mod outputs;
 mod plots;
 mod series;
 #[allow(unused_imports)] // not every example uses every part
 pub use monitor::{check_probes, parse_probe, Monitor, Probe};
+#[allow(unused_imports)]
+pub use outputs::{OutputFlags, Outputs};
 #[allow(unused_imports)]
 pub use plots::{cavity_plots, series_plots, write_centerlines};
 #[allow(unused_imports)]
