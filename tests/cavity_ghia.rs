@@ -20,7 +20,7 @@
 //!   converged by comparing the profiles 4 passes before the end with the final ones.
 
 use ramus::cases::cavity::{Cavity, Centerlines, Profile};
-use ramus::{Backend, Forest, D2, D2Q9};
+use ramus::{Backend, Collision, Forest, D2, D2Q9};
 use std::time::Instant;
 
 /// Acceptance tolerance on |u − u_Ghia| and |v − v_Ghia|, in units of U_lid. Never loosen.
@@ -90,9 +90,14 @@ fn change(a: &Centerlines, b: &Centerlines) -> f64 {
 
 /// Runs the cavity at `re` for `passes` lid passes and compares with Ghia's column.
 fn check(re: u32, passes: f64, v_excluded: &[f64]) {
+    check_with(re, passes, v_excluded, Collision::Bgk);
+}
+
+/// [`check`] with the collision operator `collision`.
+fn check_with(re: u32, passes: f64, v_excluded: &[f64], collision: Collision) {
     let start = Instant::now();
     let cavity = Cavity { dim: 2, n: N, re: f64::from(re), lid: LID };
-    let config = cavity.forest_config(Backend::Cpu).expect("valid cavity");
+    let config = cavity.forest_config(Backend::Cpu).expect("valid cavity").collision(collision);
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
 
     forest.advance(cavity.steps_for_passes(passes - CHECK_PASSES)).expect("advance");
@@ -110,7 +115,7 @@ fn check(re: u32, passes: f64, v_excluded: &[f64]) {
     let (dv, dv_at) = max_deviation(&lines.v, &v_ref, v_excluded);
 
     println!(
-        "cavity Re = {re}, n = {N}, lid = {LID}, tau = {:.4}, {passes} passes ({} steps), {:.1} s: \
+        "cavity {collision:?} Re = {re}, n = {N}, lid = {LID}, tau = {:.4}, {passes} passes ({} steps), {:.1} s: \
          max |u - u_Ghia| = {du:.5} (y = {du_at}), max |v - v_Ghia| = {dv:.5} (x = {dv_at}), \
          change over the last {CHECK_PASSES} passes = {drift:.2e}",
         forest.tau(),
@@ -130,6 +135,12 @@ fn check(re: u32, passes: f64, v_excluded: &[f64]) {
 #[test]
 fn cavity_re100_matches_ghia() {
     check(100, 20.0, &[]);
+}
+
+/// TRT (Λ = 3/16) on the same grid, same tolerance.
+#[test]
+fn cavity_re100_trt_matches_ghia() {
+    check_with(100, 20.0, &[], Collision::trt());
 }
 
 #[test]

@@ -8,7 +8,8 @@
 
 use ramus::cases::cavity::Cavity;
 use ramus::{
-    Backend, Criterion, Dim, Float, Forest, Interpolation, Real, Refinement, VelocitySet, D2, D2Q9, D3, D3Q19,
+    Backend, Collision, Criterion, Dim, Float, Forest, Interpolation, MagicLevels, Real, Refinement, VelocitySet, D2,
+    D2Q9, D3, D3Q19,
 };
 
 fn tolerance<F: Real>() -> f64 {
@@ -27,6 +28,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
     levels: usize,
     steps: u64,
     interp: Interpolation,
+    collision: Collision,
 ) -> (Vec<F>, ramus::amr::MeshSnapshot, ramus::LeafCells, Vec<usize>) {
     let cavity = Cavity { dim: D::D as u32, n, re: 400.0, lid: 0.1 };
     let refinement = Refinement {
@@ -36,7 +38,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
         criterion: Criterion::Vorticity { n_start: -2.0, n_inc: 1.0, length: None },
         ..Refinement::default()
     };
-    let config = cavity.forest_config(backend).expect("cavity").refinement(refinement);
+    let config = cavity.forest_config(backend).expect("cavity").refinement(refinement).collision(collision);
     let mut forest = Forest::<D, Q, F>::new(config).expect("forest");
     assert_eq!(forest.backend(), backend);
     let c = n as f64 / 2.0;
@@ -55,9 +57,19 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
 }
 
 fn compare<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(n: usize, levels: usize, steps: u64, interp: Interpolation) {
-    let (fc, sc, cc, bc) = run::<D, Q, F>(Backend::Cpu, n, levels, steps, interp);
-    let (fg, sg, cg, bg) = run::<D, Q, F>(Backend::Cuda, n, levels, steps, interp);
-    let name = format!("{} {} levels {levels} {interp:?}", Q::NAME, F::NAME);
+    compare_with::<D, Q, F>(n, levels, steps, interp, Collision::Bgk);
+}
+
+fn compare_with<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
+    n: usize,
+    levels: usize,
+    steps: u64,
+    interp: Interpolation,
+    collision: Collision,
+) {
+    let (fc, sc, cc, bc) = run::<D, Q, F>(Backend::Cpu, n, levels, steps, interp, collision);
+    let (fg, sg, cg, bg) = run::<D, Q, F>(Backend::Cuda, n, levels, steps, interp, collision);
+    let name = format!("{} {} levels {levels} {interp:?} {collision:?}", Q::NAME, F::NAME);
     assert_eq!(bc, bg, "{name}: blocks per level differ");
     assert!(bc.iter().filter(|&&b| b > 0).count() == levels, "{name}: every level in use ({bc:?})");
     assert_eq!(sc.leaves(), sg.leaves(), "{name}: leaves differ");
@@ -88,6 +100,7 @@ fn compare<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(n: usize, levels: usize, s
     let tol = tolerance::<F>();
     assert!(max_abs <= tol, "{name}: max |Δf| = {max_abs:e} > {tol:e}");
     assert!(drho <= tol && du <= tol, "{name}: fields differ");
+    assert_eq!(bitwise, 0, "{name}: CPU and CUDA are expected to agree bitwise");
 }
 
 #[test]
@@ -120,4 +133,19 @@ fn d3q19_f64_three_levels_cubic() {
 #[ignore = "needs a CUDA device"]
 fn d3q19_f32_three_levels_two_pass_ghosts() {
     compare::<D3, D3Q19, f32>(32, 3, 32, Interpolation::Linear);
+}
+
+/// TRT (issue "Collision models"): the operator and the parity-wise rescaling of the grid
+/// transfers, with τ⁻ following the levels diffusively (default) and with Λ constant.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn trt_d2q9_f64_three_levels_linear() {
+    compare_with::<D2, D2Q9, f64>(64, 3, 96, Interpolation::Linear, Collision::trt());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn trt_d3q19_f32_three_levels_cubic_constant_magic() {
+    let trt = Collision::Trt { magic: Collision::TRT_MAGIC, levels: MagicLevels::Constant };
+    compare_with::<D3, D3Q19, f32>(32, 3, 32, Interpolation::Cubic, trt);
 }

@@ -33,7 +33,7 @@ pub const AVERAGE_NOT_GHOST: u32 = 1;
 /// four cells deep).
 pub const AVERAGE_INTERFACE: u32 = 2;
 use crate::block::{cell_coords, cell_index};
-use crate::interpolate::{add_scaled, join, split, CommArgs, Split};
+use crate::interpolate::{add_scaled, join, scale_neq, split, CommArgs, Split};
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
@@ -59,7 +59,7 @@ fn group_cell(t0: usize, n: usize) -> usize {
 
 /// The coarse population of cell `j` from the `2^D` fine cells covering it: the mean of
 /// their densities, momenta and non-equilibrium parts, the latter rescaled by `factor`
-/// (`2τ_C/τ_F`), joined as `h^eq(ρ̄, j̄/ρ̄) + neq` ([`crate::interpolate::join`]).
+/// (`2τ_C/τ_F`; `factor_odd` for the odd part, see [`scale_neq`]), joined as `h^eq(ρ̄, j̄/ρ̄) + neq` ([`crate::interpolate::join`]).
 /// `fine(k, t)` returns the population of fine cell `t` of child `k`. Mass and momentum
 /// are the fine cells' mean, as with the paper's mean of populations; the equilibrium is
 /// rebuilt from the mean momentum instead of averaged, consistently with
@@ -68,13 +68,14 @@ fn group_cell(t0: usize, n: usize) -> usize {
 pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     j: usize,
     factor: F,
+    factor_odd: F,
     mut fine: G,
 ) -> L::Pop<F> {
     let nc = <L::Dim as Dim>::CHILDREN;
     let (k, t0) = covering_child(j);
     let mut acc = Split::<L::Pop<F>, F>::default();
     for n in 0..nc {
-        let s = split::<L, F>(&fine(k, group_cell(t0, n)), F::ONE);
+        let s = split::<L, F>(&fine(k, group_cell(t0, n)), F::ONE, F::ONE);
         add_scaled::<L, F>(&mut acc, F::ONE, &s);
     }
     let inv = F::ONE / F::from_f64(nc as f64);
@@ -82,11 +83,7 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     for a in 0..3 {
         acc.j[a] *= inv;
     }
-    let scale = inv * factor;
-    L::unroll(
-        #[inline(always)]
-        |i| acc.neq[i] *= scale,
-    );
+    scale_neq::<L, F>(&mut acc.neq, inv * factor, inv * factor_odd);
     join::<L, F>(&acc)
 }
 
@@ -137,7 +134,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F,
             }
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let h = average::<L, F, _>(j, a.factor, |k, t| load_cell::<L, F, false>(&fld, first + k, t));
+        let h = average::<L, F, _>(j, a.factor, a.factor_odd, |k, t| load_cell::<L, F, false>(&fld, first + k, t));
         store_cell::<L, F, ODD>(&fld, q, j, &h);
     }
 }

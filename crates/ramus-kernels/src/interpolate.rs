@@ -73,6 +73,40 @@ pub fn rescale<L: VelocitySet, F: Real>(h: &mut L::Pop<F>, factor: F) {
     );
 }
 
+/// Multiplies a non-equilibrium part by `even` in its even part under `c → −c` and by
+/// `odd` in its odd part: the rescaling of an operator that relaxes the two parts at
+/// different rates (TRT, [`crate::collision::Trt`]). The Chapman–Enskog expansion of TRT
+/// gives `f^{neq±} ≈ −τ± Δt [(∂_t + c·∇) f^eq]^±` (Ginzburg et al., *Commun. Comput.
+/// Phys.* 3 (2008) 427, sec. 2), the BGK estimate of [`rescale`] per part, so each part
+/// scales with its own `τ±_F/(2τ±_C)`. With equal factors (BGK) this is the single
+/// product `neq · even`, bit for bit.
+#[inline(always)]
+pub fn scale_neq<L: VelocitySet, F: Real>(neq: &mut L::Pop<F>, even: F, odd: F) {
+    if even == odd {
+        L::unroll(
+            #[inline(always)]
+            |i| neq[i] *= even,
+        );
+        return;
+    }
+    let half = F::from_f64(0.5);
+    L::unroll(
+        #[inline(always)]
+        |i| {
+            if i == 0 {
+                neq[0] *= even;
+            } else if i % 2 == 1 {
+                // Opposite pairs (i, i + 1), see `crate::lattice`.
+                let (a, b) = (neq[i], neq[i + 1]);
+                let e = (a + b) * half * even;
+                let o = (a - b) * half * odd;
+                neq[i] = e + o;
+                neq[i + 1] = e - o;
+            }
+        },
+    );
+}
+
 /// Fine relaxation time for a coarse one: `τ_F = ½ + 2 (τ_C − ½)` (equal viscosity).
 #[inline(always)]
 pub fn fine_tau(tau_c: f64) -> f64 {
@@ -241,17 +275,18 @@ pub fn add_scaled<L: VelocitySet, F: Real>(acc: &mut Split<L::Pop<F>, F>, w: F, 
     );
 }
 
-/// Splits `h` into `ρ`, `ρu` and `(h − h^eq(ρ, u)) · factor` (see [`rescale`] for the
-/// factors).
+/// Splits `h` into `ρ`, `ρu` and `h − h^eq(ρ, u)` rescaled by `factor` in its even and
+/// `factor_odd` in its odd part ([`scale_neq`]; see [`rescale`] for the factors).
 #[inline(always)]
-pub fn split<L: VelocitySet, F: Real>(h: &L::Pop<F>, factor: F) -> Split<L::Pop<F>, F> {
+pub fn split<L: VelocitySet, F: Real>(h: &L::Pop<F>, factor: F, factor_odd: F) -> Split<L::Pop<F>, F> {
     let (rho, u) = moments::<L, F>(h);
     let usq = usq_term(u);
     let mut neq = L::Pop::<F>::default();
     L::unroll(
         #[inline(always)]
-        |i| neq[i] = (h[i] - equilibrium_dir::<L, F>(i, rho, u, usq)) * factor,
+        |i| neq[i] = h[i] - equilibrium_dir::<L, F>(i, rho, u, usq),
     );
+    scale_neq::<L, F>(&mut neq, factor, factor_odd);
     Split { rho, j: [rho * u[0], rho * u[1], rho * u[2]], neq }
 }
 
@@ -310,8 +345,11 @@ kernel_args! {
         /// Blocks to work on: children ([`InterpolateChildren`]) or parents
         /// ([`crate::average::AverageToParents`]).
         pub list: ref u32,
-        /// Rescaling factor: `τ_F/(2τ_C)` to interpolate, `2τ_C/τ_F` to average.
+        /// Rescaling factor: `τ_F/(2τ_C)` to interpolate, `2τ_C/τ_F` to average (TRT:
+        /// of `τ⁺`, for the even non-equilibrium part).
         pub factor: val F,
+        /// The factor of the odd non-equilibrium part (TRT: of `τ⁻`; BGK: `factor`).
+        pub factor_odd: val F,
         /// Interpolation: nonzero writes ghost cells only, zero every cell. Averaging:
         /// the `AVERAGE_*` mode of [`crate::average`].
         pub masked: val u32,
@@ -350,8 +388,8 @@ impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for Int
         let q = *a.parent.add(c) as usize;
         let k = c - *a.child.add(q) as usize;
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let factor = a.factor;
-        let sample = |j: usize| split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, j), factor);
+        let (factor, factor_odd) = (a.factor, a.factor_odd);
+        let sample = |j: usize| split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, j), factor, factor_odd);
         let h = interpolate_split::<L, F, CUBIC, _>(k, t, sample);
         // The fine level is between its two steps of a coarse step: natural layout.
         store_cell::<L, F, false>(&fld, c, t, &h);
@@ -400,7 +438,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
             *g.slot.add(q) = pos as u32;
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let s = split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, t), a.factor);
+        let s = split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, t), a.factor, a.factor_odd);
         let n = L::Q + 4;
         L::unroll(
             #[inline(always)]

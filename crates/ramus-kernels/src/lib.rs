@@ -34,6 +34,7 @@ pub mod amr;
 pub mod average;
 pub mod block;
 pub mod collide;
+pub mod collision;
 pub mod criterion;
 pub mod guard;
 pub mod interpolate;

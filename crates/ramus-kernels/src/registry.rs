@@ -15,7 +15,7 @@
 //! Lines sit in *groups*. A group names its type parameters with their bounds and lists
 //! its *variants*, one per instantiation: `d3q19_f32: L = D3Q19, F = f32;`. Each line of
 //! the group is compiled for every variant and its entry point is named
-//! `<line name>_<variant>`, e.g. `stream_collide_odd_d3q19_f32`; the lines of the group
+//! `<line name>_<variant>`, e.g. `stream_collide_odd_d3q19_f32_bgk`; the lines of the group
 //! without parameters (`plain`) are named as written. The variant's name must be the
 //! `NAME`s of its types joined by `_` (checked at compile time), and on the host the
 //! generic impl finds the variant of `L`, `F` by those `NAME`s: a kernel instantiated for
@@ -65,6 +65,7 @@
 
 use crate::amr::{build::*, connect::*, mark::*, select::*};
 use crate::average::AverageToParents;
+use crate::collision::{Bgk, Collision, Trt};
 use crate::criterion::VorticityMarkSerial;
 use crate::guard::GuardCheck;
 use crate::interpolate::{InterpolateChildren, InterpolateGhosts, RescaleParents};
@@ -262,9 +263,6 @@ registry! {
         d3q27_f32: L = D3Q27, F = f32;
         d3q27_f64: L = D3Q27, F = f64;
     ] {
-        // Fused stream and collide, even and odd AA steps (`crate::stream`).
-        stream_collide_even => StreamCollide<L, F, false>;
-        stream_collide_odd => StreamCollide<L, F, true>;
         // Grid communication (`crate::interpolate`, `crate::average`) by coarse-level parity.
         interpolate_linear_even => InterpolateChildren<L, F, false, false>;
         interpolate_cubic_even => InterpolateChildren<L, F, false, true>;
@@ -290,6 +288,26 @@ registry! {
             |args| vorticity_mark_cooperative::<Nv, L, F, false>(&Nv, &args);
         vorticity_mark_odd => VorticityMarkSerial<L, F, true>
             |args| vorticity_mark_cooperative::<Nv, L, F, true>(&Nv, &args);
+    }
+
+    /// Per (velocity set, precision, collision operator).
+    collision (L: VelocitySet, F: Real, C: Collision) [
+        d2q9_f32_bgk: L = D2Q9, F = f32, C = Bgk;
+        d2q9_f32_trt: L = D2Q9, F = f32, C = Trt;
+        d2q9_f64_bgk: L = D2Q9, F = f64, C = Bgk;
+        d2q9_f64_trt: L = D2Q9, F = f64, C = Trt;
+        d3q19_f32_bgk: L = D3Q19, F = f32, C = Bgk;
+        d3q19_f32_trt: L = D3Q19, F = f32, C = Trt;
+        d3q19_f64_bgk: L = D3Q19, F = f64, C = Bgk;
+        d3q19_f64_trt: L = D3Q19, F = f64, C = Trt;
+        d3q27_f32_bgk: L = D3Q27, F = f32, C = Bgk;
+        d3q27_f32_trt: L = D3Q27, F = f32, C = Trt;
+        d3q27_f64_bgk: L = D3Q27, F = f64, C = Bgk;
+        d3q27_f64_trt: L = D3Q27, F = f64, C = Trt;
+    ] {
+        // Fused stream and collide, even and odd AA steps (`crate::stream`).
+        stream_collide_even => StreamCollide<L, F, C, false>;
+        stream_collide_odd => StreamCollide<L, F, C, true>;
     }
 
     /// Per dimension.

@@ -40,7 +40,8 @@ use crate::memory::Lens;
 use core::marker::PhantomData;
 
 use crate::block::{self, boundary_faces, cell_coords, cell_index, link_face};
-use crate::collide::{bgk, c_dot, usq_term};
+use crate::collide::{c_dot, usq_term};
+use crate::collision::Collision;
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
@@ -65,8 +66,11 @@ pub const SOLID_LINK: i32 = i32::MIN;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepParams<F> {
-    /// Relaxation rate `ω = Δt/τ` of the level.
+    /// Relaxation rate `ω = Δt/τ` of the level (TRT: `ω⁺`, the viscosity's).
     pub omega: F,
+    /// TRT's rate of the odd non-equilibrium part, `ω⁻` (unused by BGK; see
+    /// [`crate::collision`]).
+    pub omega_minus: F,
     /// Wall velocity of each domain face, in the order of [`crate::block::face`].
     pub wall_u: [[F; 3]; 6],
     /// Wall density `ρ_w` of each face ([`FACE_PRESSURE`] faces).
@@ -75,7 +79,7 @@ pub struct StepParams<F> {
     pub face_kind: [u32; 8],
 }
 
-// SAFETY: `#[repr(C)]`; `F` fields (25 of them) then 8 `u32`: 4-byte types pack, and for
+// SAFETY: `#[repr(C)]`; `F` fields (26 of them) then 8 `u32`: 4-byte types pack, and for
 // 8-byte `F` the `u32` block starts and ends on an 8-byte boundary, so there is no padding.
 unsafe impl<F: Real> bytemuck::Zeroable for StepParams<F> {}
 unsafe impl<F: Real> bytemuck::Pod for StepParams<F> {}
@@ -246,7 +250,7 @@ pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>
 
 /// Loads, collides and stores one cell with the boundary logic on or off.
 #[inline(always)]
-unsafe fn step_cell<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
+unsafe fn step_cell<L: VelocitySet, F: Real, C: Collision, const ODD: bool, const WALLS: bool>(
     fld: &Field<F>,
     p: &StepParams<F>,
     b: usize,
@@ -254,7 +258,7 @@ unsafe fn step_cell<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>
     links: &L::Pop<i32>,
 ) {
     let mut h = load::<L, F, ODD, WALLS>(fld, b, t, links);
-    let (_, u) = bgk::<L, F>(&mut h, p.omega);
+    let (_, u) = C::collide::<L, F>(&mut h, p);
     store::<L, F, ODD, WALLS>(fld, p, b, t, links, &h, u);
 }
 
@@ -264,7 +268,7 @@ unsafe fn step_cell<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>
 /// # Safety
 /// As for [`load`]; the step must cover all cells of the level before the next starts.
 #[inline(always)]
-pub unsafe fn stream_collide<L: VelocitySet, F: Real, const ODD: bool>(
+pub unsafe fn stream_collide<L: VelocitySet, F: Real, C: Collision, const ODD: bool>(
     fld: &Field<F>,
     p: &StepParams<F>,
     b: usize,
@@ -274,14 +278,14 @@ pub unsafe fn stream_collide<L: VelocitySet, F: Real, const ODD: bool>(
     let flags = *fld.onb.add(b);
     if flags == 0 {
         let links = if ODD { odd_links::<L, F>(fld, b, cell_coords(t), false) } else { L::Pop::<i32>::default() };
-        return step_cell::<L, F, ODD, false>(fld, p, b, t, &links);
+        return step_cell::<L, F, C, ODD, false>(fld, p, b, t, &links);
     }
     let solid = flags & ONB_SOLID != 0;
     if solid && is_solid(fld, b, t) {
         return;
     }
     let links = odd_links::<L, F>(fld, b, cell_coords(t), solid);
-    step_cell::<L, F, ODD, true>(fld, p, b, t, &links);
+    step_cell::<L, F, C, ODD, true>(fld, p, b, t, &links);
 }
 
 /// Pre-collision populations of cell `t` of block `b` after an even (`ODD = false`) or
@@ -326,11 +330,11 @@ kernel_args! {
     }
 }
 
-/// One fused collide-and-stream step over the cells of the blocks in an ID set: even
-/// (`ODD = false`) or odd AA step.
-pub struct StreamCollide<L, F, const ODD: bool>(PhantomData<(L, F)>);
+/// One fused collide-and-stream step over the cells of the blocks in an ID set with the
+/// collision operator `C`: even (`ODD = false`) or odd AA step.
+pub struct StreamCollide<L, F, C, const ODD: bool>(PhantomData<(L, F, C)>);
 
-impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for StreamCollide<L, F, ODD> {
+impl<L: VelocitySet, F: Real, C: Collision, const ODD: bool> Kernel for StreamCollide<L, F, C, ODD> {
     type Args = StreamArgs<F>;
 
     fn max_items(l: &StreamArgs<F, Lens>) -> Option<usize> {
@@ -344,7 +348,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for StreamCollide<L, F, OD
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.ids.add(i / m) as usize; // m is a power of two: a shift
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        stream_collide::<L, F, ODD>(&fld, &a.params, b, i & (m - 1));
+        stream_collide::<L, F, C, ODD>(&fld, &a.params, b, i & (m - 1));
     }
 }
 

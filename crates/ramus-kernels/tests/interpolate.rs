@@ -168,11 +168,11 @@ fn average_inverts_check<L: VelocitySet>() {
     let coarse: Vec<_> = (0..m).map(|_| rng.pop::<L>()).collect();
     let fine: Vec<Vec<_>> = (0..nc)
         .map(|k| {
-            (0..m).map(|t| interpolate_split::<L, f64, false, _>(k, t, |j| split::<L, f64>(&coarse[j], a))).collect()
+            (0..m).map(|t| interpolate_split::<L, f64, false, _>(k, t, |j| split::<L, f64>(&coarse[j], a, a))).collect()
         })
         .collect();
     for j in 0..m {
-        let back = average::<L, f64, _>(j, 1.0 / a, |k, t| fine[k][t]);
+        let back = average::<L, f64, _>(j, 1.0 / a, 1.0 / a, |k, t| fine[k][t]);
         let err = max_diff::<L>(&back, &coarse[j]);
         assert!(err <= 1e-13, "{} linear j={j}: error {err:e}", L::NAME);
     }
@@ -213,7 +213,7 @@ fn average_inverts_check<L: VelocitySet>() {
     };
     let proj = |p: [f64; 3]| {
         let s = pop(p);
-        let back = split::<L, f64>(&join::<L, f64>(&s), 1.0);
+        let back = split::<L, f64>(&join::<L, f64>(&s), 1.0, 1.0);
         assert!(max_diff::<L>(&back.neq, &s.neq) <= 1e-15 && (back.rho - s.rho).abs() <= 1e-15, "split ∘ join");
         back
     };
@@ -221,7 +221,7 @@ fn average_inverts_check<L: VelocitySet>() {
         .map(|k| (0..m).map(|t| interpolate_split::<L, f64, true, _>(k, t, |j| proj(coarse_pos(j)))).collect())
         .collect();
     for j in 0..m {
-        let back = average::<L, f64, _>(j, 1.0, |k, t| fine[k][t]);
+        let back = average::<L, f64, _>(j, 1.0, 1.0, |k, t| fine[k][t]);
         let want = join::<L, f64>(&proj(coarse_pos(j)));
         let err = max_diff::<L>(&back, &want);
         assert!(err <= 1e-13, "{} cubic j={j}: error {err:e}", L::NAME);
@@ -304,6 +304,7 @@ impl Pool {
             cell_mask: self.mask.as_ptr(),
             list: list.as_ptr(),
             factor,
+            factor_odd: factor,
             masked: masked as u32,
             solid: std::ptr::null(),
         }
@@ -342,7 +343,7 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
             pl.put::<L, ODD>(b, t, &coarse[b][t]);
         }
     }
-    let sample = |j: usize| split::<L, f64>(&coarse[0][j], a);
+    let sample = |j: usize| split::<L, f64>(&coarse[0][j], a, a);
     let expect = |k: usize, t: usize| interpolate_split::<L, f64, CUBIC, _>(k, t, sample);
     let children: Vec<u32> = (n..n + nc).map(|c| c as u32).collect();
 
@@ -413,7 +414,7 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
     let parents = [0u32];
     let args = pl.args(&parents, b_fac, false);
     run_all::<AverageToParents<L, f64, ODD>>(m, &args);
-    let averaged: Vec<_> = (0..m).map(|j| average::<L, f64, _>(j, b_fac, |k, t| fine[k][t])).collect();
+    let averaged: Vec<_> = (0..m).map(|j| average::<L, f64, _>(j, b_fac, b_fac, |k, t| fine[k][t])).collect();
     for j in 0..m {
         let err = max_diff::<L>(&pl.get::<L, ODD>(0, j), &averaged[j]);
         assert!(err <= 1e-15, "{name}: average j={j}: {err:e}");

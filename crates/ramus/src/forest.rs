@@ -132,15 +132,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         } else {
             None
         };
-        let mut solver = Solver::<Q, F>::new(
-            &device,
-            mesh.capacity(),
-            tau,
-            levels,
-            &config.boundaries,
-            config.refinement.interpolation,
-            solids,
-        )?;
+        let mut solver = Solver::<Q, F>::new(&device, mesh.capacity(), tau, levels, &config, solids)?;
         solver.update_solids(&mesh)?;
         solver.rebuild_schedule(&mesh)?;
         let adapt_ws = AdaptWorkspace::new(&device)?;

@@ -62,9 +62,10 @@ fn ptx_entries_are_the_registry() {
 /// The comparison notices an entry point missing from the PTX and one it does not know.
 #[test]
 fn registry_check_sees_both_directions() {
+    use ramus::kernels::collision::Trt;
     use ramus::kernels::stream::StreamCollide;
     use ramus::D3Q19;
-    let name = <StreamCollide<D3Q19, f32, true> as Entry>::ENTRY;
+    let name = <StreamCollide<D3Q19, f32, Trt, true> as Entry>::ENTRY;
     let without = ramus::KERNELS_PTX.replace(&format!(".entry {name}("), ".entry renamed_away(");
     let err = check_registry(&without).unwrap_err();
     assert!(err.contains(&format!("\"{name}\"")) && err.contains("\"renamed_away\""), "{err}");
@@ -75,18 +76,20 @@ fn registry_check_sees_both_directions() {
 #[test]
 fn entry_names() {
     use ramus::kernels::amr::select::Sanitize;
+    use ramus::kernels::collision::{Bgk, Trt};
     use ramus::kernels::criterion::VorticityMarkSerial;
     use ramus::kernels::primitives::{CompactValues, ScanTileSerial};
     use ramus::kernels::stream::StreamCollide;
     use ramus::{D2Q9, D3, D3Q27};
-    assert_eq!(<StreamCollide<D2Q9, f64, false> as Entry>::ENTRY, "stream_collide_even_d2q9_f64");
+    assert_eq!(<StreamCollide<D2Q9, f64, Bgk, false> as Entry>::ENTRY, "stream_collide_even_d2q9_f64_bgk");
+    assert_eq!(<StreamCollide<D3Q27, f32, Trt, true> as Entry>::ENTRY, "stream_collide_odd_d3q27_f32_trt");
     assert_eq!(<Sanitize<D3> as Entry>::ENTRY, "amr_sanitize_d3");
     assert_eq!(<CompactValues<u32> as Entry>::ENTRY, "prim_compact_b4");
     assert_eq!(<VorticityMarkSerial<D3Q27, f32, true> as Entry>::ENTRY, "vorticity_mark_odd_d3q27_f32");
     assert_eq!(<ScanTileSerial<u64, u64> as Entry>::ENTRY, "prim_scan_tiles_u64");
     const { assert!(<VorticityMarkSerial<D3Q27, f32, true> as Entry>::COOPERATIVE) };
     const { assert!(<ScanTileSerial<u32, u32> as Entry>::COOPERATIVE) };
-    const { assert!(!<StreamCollide<D2Q9, f32, true> as Entry>::COOPERATIVE) };
+    const { assert!(!<StreamCollide<D2Q9, f32, Bgk, true> as Entry>::COOPERATIVE) };
 }
 
 #[test]

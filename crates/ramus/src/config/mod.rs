@@ -8,11 +8,13 @@ use serde::{Deserialize, Serialize};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 
+mod collision;
 mod guard;
 mod obstacle;
 mod refinement;
 mod units;
 
+pub use collision::{Collision, MagicLevels};
 pub use guard::Guard;
 pub(crate) use obstacle::shapes;
 pub use obstacle::{Obstacle, Shape};
@@ -230,6 +232,9 @@ pub struct ForestConfig {
     pub boundaries: [Boundary; 6],
     /// Fluid viscosity.
     pub fluid: Fluid,
+    /// Collision operator (default: BGK, the paper's).
+    #[serde(default)]
+    pub collision: Collision,
     /// Where to run.
     #[serde(default)]
     pub backend: Backend,
@@ -252,6 +257,7 @@ impl ForestConfig {
             cells,
             boundaries: [Boundary::NO_SLIP; 6],
             fluid: Fluid::Viscosity { nu: 1.0 / 6.0 },
+            collision: Collision::Bgk,
             backend: Backend::Auto,
             refinement: Refinement::default(),
             obstacles: Vec::new(),
@@ -316,6 +322,12 @@ impl ForestConfig {
     /// Sets the fluid.
     pub fn fluid(mut self, fluid: Fluid) -> Self {
         self.fluid = fluid;
+        self
+    }
+
+    /// Sets the collision operator.
+    pub fn collision(mut self, collision: Collision) -> Self {
+        self.collision = collision;
         self
     }
 
@@ -404,6 +416,7 @@ impl ForestConfig {
         }
         self.refinement.validate(dim)?;
         self.guard.validate()?;
+        self.collision.validate()?;
         if self.obstacles.len() > ramus_kernels::obstacle::MAX_SHAPES {
             return Err(Error::invalid(
                 "obstacles",

@@ -19,6 +19,7 @@
 use std::time::{Duration, Instant};
 
 use ramus_kernels::average::{AverageToParents, AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
+use ramus_kernels::collision::{Bgk, Trt};
 use ramus_kernels::interpolate::{
     coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, GhostArgs, InterpolateChildren, InterpolateGhosts,
     RescaleParents,
@@ -31,7 +32,7 @@ use super::schedule::Schedule;
 use super::state::Solver;
 use crate::amr::Mesh;
 use crate::backend::{DeviceSlice, DeviceSliceMut, Views};
-use crate::config::Interpolation;
+use crate::config::{Collision, Interpolation};
 use crate::error::Result;
 use crate::Float;
 
@@ -57,7 +58,7 @@ fn comm_args<'a, D: Dim, F: Float>(
     f: DeviceSliceMut<'a, F>,
     (onb, solid): (DeviceSlice<'a, u32>, DeviceSlice<'a, u64>),
     list: DeviceSlice<'a, u32>,
-    factor: f64,
+    (factor, factor_odd): (f64, f64),
     masked: bool,
 ) -> CommArgs<F, Views<'a>> {
     let pool = mesh.arrays();
@@ -71,6 +72,7 @@ fn comm_args<'a, D: Dim, F: Float>(
         cell_mask: pool.cell_mask.view(),
         list,
         factor: F::from_f64(factor),
+        factor_odd: F::from_f64(factor_odd),
         masked: masked as u32,
     }
 }
@@ -99,6 +101,25 @@ enum Routine {
 }
 
 impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+    /// Rescaling factors (even, odd non-equilibrium part) from level `l` to `l + 1`:
+    /// `τ_F/(2τ_C)` of each part's relaxation time (see
+    /// [`ramus_kernels::interpolate::scale_neq`]).
+    fn coarse_to_fine(&self, l: usize) -> (f64, f64) {
+        (
+            coarse_to_fine_factor(self.taus[l], self.taus[l + 1]),
+            coarse_to_fine_factor(self.taus_odd[l], self.taus_odd[l + 1]),
+        )
+    }
+
+    /// Rescaling factors from level `l + 1` to `l`, the inverses of
+    /// [`Self::coarse_to_fine`].
+    fn fine_to_coarse(&self, l: usize) -> (f64, f64) {
+        (
+            fine_to_coarse_factor(self.taus[l], self.taus[l + 1]),
+            fine_to_coarse_factor(self.taus_odd[l], self.taus_odd[l + 1]),
+        )
+    }
+
     /// Advances level `l` by one of its steps, recursing into finer levels; `odd`: level
     /// `l` has taken an odd number of steps (swapped AA layout).
     pub fn advance_level(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
@@ -135,10 +156,11 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         // SAFETY: the pool holds every block ID of the mesh; the ID set's blocks are active
         // and their links point to active blocks or are sentinels.
         unsafe {
-            if odd {
-                dev.launch::<StreamCollide<Q, F, true>>(n, args)?
-            } else {
-                dev.launch::<StreamCollide<Q, F, false>>(n, args)?
+            match (self.collision, odd) {
+                (Collision::Bgk, false) => dev.launch::<StreamCollide<Q, F, Bgk, false>>(n, args)?,
+                (Collision::Bgk, true) => dev.launch::<StreamCollide<Q, F, Bgk, true>>(n, args)?,
+                (Collision::Trt { .. }, false) => dev.launch::<StreamCollide<Q, F, Trt, false>>(n, args)?,
+                (Collision::Trt { .. }, true) => dev.launch::<StreamCollide<Q, F, Trt, true>>(n, args)?,
             }
         };
         self.stop(mesh, t, l, Routine::StreamCollide)
@@ -177,7 +199,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         masked: bool,
     ) -> Result<()> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
-        let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
+        let factor = self.coarse_to_fine(l);
         let dev = mesh.device();
         let parents = list(&self.schedule, parents)?;
         let n_p = parents.len();
@@ -223,7 +245,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         odd: bool,
         masked: bool,
     ) -> Result<()> {
-        let factor = coarse_to_fine_factor(self.taus[l], self.taus[l + 1]);
+        let factor = self.coarse_to_fine(l);
         let t = self.start();
         let list = list(&self.schedule, blocks)?;
         let items = list.len() * <Q::Dim as Dim>::BLOCK_CELLS;
@@ -258,7 +280,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// Averages into the level-`l` parents `blocks` (`mode`: an `AVERAGE_*` of
     /// [`ramus_kernels::average`]).
     pub fn average(&mut self, mesh: &Mesh<Q::Dim>, blocks: Blocks<'_>, l: usize, odd: bool, mode: u32) -> Result<()> {
-        let factor = fine_to_coarse_factor(self.taus[l], self.taus[l + 1]);
+        let factor = self.fine_to_coarse(l);
         let t = self.start();
         let list = list(&self.schedule, blocks)?;
         let items = list.len() * <Q::Dim as Dim>::BLOCK_CELLS;

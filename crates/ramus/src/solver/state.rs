@@ -11,7 +11,7 @@ use super::metrics::Timings;
 use super::obstacles::Solids;
 use super::schedule::Schedule;
 use crate::backend::{Buffer, Device};
-use crate::config::{Boundary, Interpolation};
+use crate::config::{Collision, ForestConfig, Interpolation};
 use crate::error::Result;
 use crate::Float;
 
@@ -19,8 +19,13 @@ use crate::Float;
 pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     /// Shifted populations, [`ramus_kernels::stream::pool_index`] by block ID.
     pub f: Buffer<F>,
-    /// Relaxation time of each level, in that level's time step.
+    /// Relaxation time of each level, in that level's time step (TRT: `τ⁺`).
     pub taus: Vec<f64>,
+    /// Relaxation time of the odd non-equilibrium part of each level (TRT: `τ⁻`; BGK:
+    /// `taus`).
+    pub taus_odd: Vec<f64>,
+    /// The collision operator of every level.
+    pub collision: Collision,
     /// Step parameters of each level.
     pub params: Vec<StepParams<F>>,
     pub interpolation: Interpolation,
@@ -56,23 +61,30 @@ pub(crate) fn level_taus(tau0: f64, levels: usize) -> Vec<f64> {
 }
 
 impl<Q: VelocitySet, F: Float> Solver<Q, F> {
-    /// A pool of `capacity` blocks (zeroed: the rest state), with per-level parameters.
+    /// A pool of `capacity` blocks (zeroed: the rest state), with per-level parameters
+    /// for root relaxation time `tau0`, `levels` levels and `config`'s boundaries,
+    /// interpolation and collision operator.
     pub fn new(
         dev: &Device,
         capacity: usize,
         tau0: f64,
         levels: usize,
-        boundaries: &[Boundary; 6],
-        interpolation: Interpolation,
+        config: &ForestConfig,
         solids: Option<Solids>,
     ) -> Result<Self> {
+        let (boundaries, interpolation, collision) =
+            (&config.boundaries, config.refinement.interpolation, config.collision);
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let taus = level_taus(tau0, levels);
+        let taus_odd = collision.odd_taus(&taus);
         // The wall velocity in lattice units is the same on every level (Δx_L/Δt_L = 1).
-        let params = taus.iter().map(|&t| super::step_params::<F>(t, boundaries)).collect();
+        let params =
+            taus.iter().zip(&taus_odd).map(|(&t, &t_odd)| super::step_params::<F>(t, t_odd, boundaries)).collect();
         Ok(Solver {
             f: dev.zeros(capacity * Q::Q * m)?,
             taus,
+            taus_odd,
+            collision,
             params,
             interpolation,
             schedule: Schedule::new(dev, levels),
