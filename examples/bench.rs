@@ -66,6 +66,9 @@ struct Args {
     /// `<lattice>-<precision>`); all six when absent.
     #[arg(long)]
     only: Vec<String>,
+    /// Collision operator: bgk or trt.
+    #[arg(long, default_value = "bgk")]
+    collision: String,
     #[command(flatten)]
     #[serde(skip)]
     run: support::RunFlags,
@@ -86,6 +89,7 @@ struct Plan {
     warmup: u64,
     reps: usize,
     copy_bytes: usize,
+    collision: ramus::Collision,
 }
 
 impl Plan {
@@ -106,6 +110,7 @@ impl Plan {
             warmup: even(args.warmup),
             reps: args.reps.unwrap_or(reps).max(1),
             copy_bytes: args.copy_bytes.unwrap_or(copy_bytes),
+            collision: ramus::Collision::Bgk,
         }
     }
 }
@@ -143,7 +148,8 @@ fn run_case<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>(
     plan: &Plan,
     steps: u64,
 ) -> anyhow::Result<Measured> {
-    let mut config = ForestConfig::new([n, n, n]).fluid(Fluid::Viscosity { nu: 0.02 }).backend(backend);
+    let mut config =
+        ForestConfig::new([n, n, n]).fluid(Fluid::Viscosity { nu: 0.02 }).collision(plan.collision).backend(backend);
     for face in Face::ALL {
         config = config.boundary(face, Boundary::Periodic);
     }
@@ -238,7 +244,8 @@ fn run(args: Args) -> anyhow::Result<bool> {
         Backend::Auto => ramus::cuda_available(),
     };
     let backend = if gpu { Backend::Cuda } else { Backend::Cpu };
-    let plan = Plan::new(&args, gpu);
+    let mut plan = Plan::new(&args, gpu);
+    plan.collision = ramus::Collision::parse(&args.collision)?;
 
     let gib = plan.copy_bytes as f64 / (1u64 << 30) as f64;
     let (bandwidth, how) = if gpu {
@@ -285,7 +292,7 @@ fn run(args: Args) -> anyhow::Result<bool> {
         "Fully periodic grids; {} warm-up steps, then the median of {} runs of {} (2D) / {} (3D) steps.",
         plan.warmup, plan.reps, plan.steps2, plan.steps3
     )?;
-    writeln!(md, "Limit = copy bandwidth / (2 · Q · sizeof(F)).")?;
+    writeln!(md, "Collision: {}. Limit = copy bandwidth / (2 · Q · sizeof(F)).", plan.collision.name())?;
     writeln!(md, "Even/odd step: one AA step of each parity alone (host-synchronised), as a fraction of the limit.")?;
     writeln!(md)?;
     writeln!(md, "| lattice | precision | grid | MLUPS | limit MLUPS | fraction | even step | odd step |")?;

@@ -57,7 +57,7 @@ use clap::Parser;
 use ramus::cases::cavity::{Cavity, Centerlines};
 use ramus::config::{Scales, Units};
 use ramus::{
-    Backend, Criterion, Dim, Float, Forest, ForestConfig, Interpolation, LatticeKind, Precision, Refinement,
+    Backend, Collision, Criterion, Dim, Float, Forest, ForestConfig, Interpolation, LatticeKind, Precision, Refinement,
     VelocitySet,
 };
 use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
@@ -136,6 +136,10 @@ struct Args {
     /// Interpolation to ghost cells and new blocks: linear or cubic.
     #[arg(long, default_value = "linear")]
     interp: String,
+    /// Collision operator: bgk (the paper's single relaxation time) or trt (two relaxation
+    /// times, magic parameter 3/16; see ramus::Collision).
+    #[arg(long, default_value = "bgk")]
+    collision: String,
     /// Time every routine per level (synchronises after each launch).
     #[arg(long)]
     profile: bool,
@@ -220,7 +224,8 @@ impl Args {
             criterion,
             ..Refinement::default()
         };
-        let config = cavity.forest_config(backend)?.refinement(refinement);
+        let config =
+            cavity.forest_config(backend)?.refinement(refinement).collision(Collision::parse(&self.collision)?);
         config.validate(self.dim as usize)?;
         if !(self.passes.is_finite() && self.passes > 0.0) {
             bail!("invalid passes = {}: a finite number of lid passes > 0", self.passes);
@@ -417,7 +422,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     let r = &s.config.refinement;
     let done = forest.steps();
     println!(
-        "cavity {}D {} {}: n = {}, Re = {}, lid = {}, tau = {:.4}, levels = {}",
+        "cavity {}D {} {}: n = {}, Re = {}, lid = {}, tau = {:.4}, levels = {}, collision {}",
         c.dim,
         s.lattice,
         s.precision,
@@ -425,7 +430,8 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         c.re,
         c.lid,
         forest.tau(),
-        r.levels
+        r.levels,
+        s.config.collision.name()
     );
     println!("backend: {} ({})", forest.backend(), forest.device_name());
     println!(
@@ -497,6 +503,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         "refine_every": r.every,
         "criterion": r.criterion,
         "interpolation": r.interpolation,
+        "collision": s.config.collision,
         "passes": done as f64 * c.lid / c.n as f64,
         "steps": done,
         "steps_requested": steps,
