@@ -31,7 +31,6 @@ use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
 mod support;
 
 #[derive(Parser, Debug, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
 #[command(about = "LBM throughput (MLUPS) against the device copy-bandwidth limit")]
 struct Args {
     /// Backend to benchmark: cuda or cpu (auto picks CUDA when present).
@@ -66,9 +65,9 @@ struct Args {
     /// `<lattice>-<precision>`); all six when absent.
     #[arg(long)]
     only: Vec<String>,
-    /// Collision operator: bgk or trt.
-    #[arg(long, default_value = "bgk")]
-    collision: String,
+    #[command(flatten)]
+    #[serde(flatten)]
+    physics: support::CollisionFlags,
     #[command(flatten)]
     #[serde(skip)]
     run: support::RunFlags,
@@ -245,7 +244,7 @@ fn run(args: Args) -> anyhow::Result<bool> {
     };
     let backend = if gpu { Backend::Cuda } else { Backend::Cpu };
     let mut plan = Plan::new(&args, gpu);
-    plan.collision = ramus::Collision::parse(&args.collision)?;
+    plan.collision = args.physics.collision()?;
 
     let gib = plan.copy_bytes as f64 / (1u64 << 30) as f64;
     let (bandwidth, how) = if gpu {

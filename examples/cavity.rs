@@ -57,7 +57,7 @@ use clap::Parser;
 use ramus::cases::cavity::{Cavity, Centerlines};
 use ramus::config::{Scales, Units};
 use ramus::{
-    Backend, Collision, Criterion, Dim, Float, Forest, ForestConfig, Interpolation, LatticeKind, Precision, Refinement,
+    Backend, Criterion, Dim, Float, Forest, ForestConfig, Interpolation, LatticeKind, Precision, Refinement,
     VelocitySet,
 };
 use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
@@ -136,10 +136,9 @@ struct Args {
     /// Interpolation to ghost cells and new blocks: linear or cubic.
     #[arg(long, default_value = "linear")]
     interp: String,
-    /// Collision operator: bgk (the paper's single relaxation time) or trt (two relaxation
-    /// times, magic parameter 3/16; see ramus::Collision).
-    #[arg(long, default_value = "bgk")]
-    collision: String,
+    #[command(flatten)]
+    #[serde(flatten)]
+    physics: support::CollisionFlags,
     /// Time every routine per level (synchronises after each launch).
     #[arg(long)]
     profile: bool,
@@ -224,8 +223,7 @@ impl Args {
             criterion,
             ..Refinement::default()
         };
-        let config =
-            cavity.forest_config(backend)?.refinement(refinement).collision(Collision::parse(&self.collision)?);
+        let config = cavity.forest_config(backend)?.refinement(refinement).collision(self.physics.collision()?);
         config.validate(self.dim as usize)?;
         if !(self.passes.is_finite() && self.passes > 0.0) {
             bail!("invalid passes = {}: a finite number of lid passes > 0", self.passes);

@@ -44,7 +44,7 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use ramus::cases::cylinder::Cylinder;
 use ramus::cases::shedding::{mean_over_periods, strouhal};
-use ramus::{Backend, Collision, Float, Forest, ForestConfig, Interpolation, Precision, D2, D2Q9};
+use ramus::{Backend, Float, Forest, ForestConfig, Interpolation, Precision, D2, D2Q9};
 use serde::{Deserialize, Serialize};
 
 #[path = "support/mod.rs"]
@@ -84,10 +84,9 @@ struct Args {
     /// Interpolation to ghost cells and new blocks: linear or cubic.
     #[arg(long, default_value = "linear")]
     interp: String,
-    /// Collision operator: bgk (the paper's single relaxation time) or trt (two relaxation
-    /// times, magic parameter 3/16; see ramus::Collision).
-    #[arg(long, default_value = "bgk")]
-    collision: String,
+    #[command(flatten)]
+    #[serde(flatten)]
+    physics: support::CollisionFlags,
     /// Simulated time in D / U_0 (the paper's t = 150 s is 240).
     #[arg(long, default_value_t = 240.0, allow_negative_numbers = true)]
     time: f64,
@@ -185,7 +184,7 @@ impl Args {
             interpolation: Interpolation::parse(&self.interp)?,
             adapt: !self.no_adapt,
         };
-        let config = case.forest_config(backend)?.collision(Collision::parse(&self.collision)?);
+        let config = case.forest_config(backend)?.collision(self.physics.collision()?);
         if !(self.time.is_finite() && self.time > 0.0) {
             bail!("invalid time = {}: a finite time > 0 (in D/U0)", self.time);
         }

@@ -20,12 +20,15 @@
 
 mod monitor;
 mod outputs;
+mod physics;
 mod plots;
 mod series;
 #[allow(unused_imports)] // not every example uses every part
 pub use monitor::{check_probes, parse_probe, Monitor, Probe};
 #[allow(unused_imports)]
 pub use outputs::{OutputFlags, Outputs};
+#[allow(unused_imports)]
+pub use physics::CollisionFlags;
 #[allow(unused_imports)]
 pub use plots::{cavity_plots, series_plots, write_centerlines};
 #[allow(unused_imports)]

@@ -1,0 +1,46 @@
+//! The physics flags every simulation example shares (`--collision`, `--magic`,
+//! `--magic-levels`), flattened into its arguments and case file.
+
+use anyhow::{bail, Result};
+use ramus::{Collision, MagicLevels};
+use serde::{Deserialize, Serialize};
+
+/// The collision operator (case-file keys of the same names).
+#[derive(clap::Args, Serialize, Deserialize, Clone, Debug)]
+pub struct CollisionFlags {
+    /// Collision operator: bgk (the paper's single relaxation time) or trt (two relaxation
+    /// times; see ramus::Collision).
+    #[arg(long, default_value = "bgk")]
+    pub collision: String,
+    /// TRT's magic parameter Λ on the root level [default: 3/16].
+    #[arg(long)]
+    pub magic: Option<f64>,
+    /// How TRT's τ⁻ follows the levels: diffusive (τ⁻ − ½ doubles per level, exact grid
+    /// interfaces) or constant (Λ on every level) [default: diffusive].
+    #[arg(long)]
+    pub magic_levels: Option<String>,
+}
+
+impl CollisionFlags {
+    /// The operator, validated (`--magic` and `--magic-levels` only with TRT).
+    pub fn collision(&self) -> Result<Collision> {
+        let c = match Collision::parse(&self.collision)? {
+            Collision::Trt { .. } => {
+                let levels = match self.magic_levels.as_deref() {
+                    None | Some("diffusive") => MagicLevels::Diffusive,
+                    Some("constant") => MagicLevels::Constant,
+                    Some(other) => bail!("invalid magic_levels = '{other}': allowed diffusive, constant"),
+                };
+                Collision::Trt { magic: self.magic.unwrap_or(Collision::TRT_MAGIC), levels }
+            }
+            Collision::Bgk => {
+                if self.magic.is_some() || self.magic_levels.is_some() {
+                    bail!("invalid magic / magic_levels: TRT's parameters, given with collision = bgk");
+                }
+                Collision::Bgk
+            }
+        };
+        c.validate()?;
+        Ok(c)
+    }
+}
