@@ -136,7 +136,8 @@ fn d3q19_f32_three_levels_two_pass_ghosts() {
 }
 
 /// TRT (issue "Collision models"): the operator and the parity-wise rescaling of the grid
-/// transfers, with τ⁻ following the levels diffusively (default) and with Λ constant.
+/// transfers, with Λ constant per level (default) and with τ⁻ following the levels
+/// diffusively.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn trt_d2q9_f64_three_levels_linear() {
@@ -145,7 +146,7 @@ fn trt_d2q9_f64_three_levels_linear() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn trt_d3q19_f32_three_levels_cubic_constant_magic() {
-    let trt = Collision::Trt { magic: Collision::TRT_MAGIC, levels: MagicLevels::Constant };
+fn trt_d3q19_f32_three_levels_cubic_diffusive_magic() {
+    let trt = Collision::Trt { magic: Collision::TRT_MAGIC, levels: MagicLevels::Diffusive };
     compare_with::<D3, D3Q19, f32>(32, 3, 32, Interpolation::Cubic, trt);
 }

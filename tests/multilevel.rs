@@ -86,7 +86,7 @@ fn couette_two_level_patch() {
 }
 
 /// Couette flow through the refined patch with TRT (Λ = 3/16 and 1/4, `τ⁻` following
-/// the levels diffusively, the default): the linear profile crosses the interfaces as
+/// the levels diffusively, `MagicLevels::Diffusive`): the linear profile crosses the interfaces as
 /// exactly as with BGK. The grid transfers rescale the even non-equilibrium part with
 /// `τ⁺_F/(2τ⁺_C)` and the odd part with `τ⁻_F/(2τ⁻_C)` (`interpolate::scale_neq`).
 /// Measured: L2 6.3e-8 (Λ = 3/16) and 5.8e-8 (1/4) against the uniform grid's 8.2e-8

@@ -15,8 +15,8 @@ pub struct CollisionFlags {
     /// TRT's magic parameter Λ on the root level [default: 3/16].
     #[arg(long)]
     pub magic: Option<f64>,
-    /// How TRT's τ⁻ follows the levels: diffusive (τ⁻ − ½ doubles per level, exact grid
-    /// interfaces) or constant (Λ on every level) [default: diffusive].
+    /// How TRT's τ⁻ follows the levels: constant (Λ on every level; the more stable) or
+    /// diffusive (τ⁻ − ½ doubles per level: exact grid interfaces) [default: constant].
     #[arg(long)]
     pub magic_levels: Option<String>,
 }
@@ -27,9 +27,9 @@ impl CollisionFlags {
         let c = match Collision::parse(&self.collision)? {
             Collision::Trt { .. } => {
                 let levels = match self.magic_levels.as_deref() {
-                    None | Some("diffusive") => MagicLevels::Diffusive,
-                    Some("constant") => MagicLevels::Constant,
-                    Some(other) => bail!("invalid magic_levels = '{other}': allowed diffusive, constant"),
+                    None | Some("constant") => MagicLevels::Constant,
+                    Some("diffusive") => MagicLevels::Diffusive,
+                    Some(other) => bail!("invalid magic_levels = '{other}': allowed constant, diffusive"),
                 };
                 Collision::Trt { magic: self.magic.unwrap_or(Collision::TRT_MAGIC), levels }
             }

@@ -24,7 +24,7 @@ pub enum Collision {
     Trt {
         /// The magic parameter `Λ > 0` of the root level.
         magic: f64,
-        /// `τ⁻` of the finer levels (default [`MagicLevels::Diffusive`]).
+        /// `τ⁻` of the finer levels (default [`MagicLevels::Constant`]).
         #[serde(default)]
         levels: MagicLevels,
     },
@@ -39,21 +39,27 @@ pub enum Collision {
 /// rescales `n⁺` by `τ⁺_F/(2τ⁺_C)` and `n⁻` by `τ⁻_F/(2τ⁻_C)` (∂ halves on the finer
 /// level); the second-order terms follow the same factors only if `τ⁻ − ½` also doubles
 /// per level.
+///
+/// Measured on the 2D cavity at Re 10 000 (root 128, 4 levels, f32, H100; BENCHMARKS.md):
+/// with `Diffusive` TRT diverges within half a lid pass for Λ = 3/16 and 1/4 (the root's
+/// τ⁺ = 0.5019 gives τ⁻_0 ≈ 98, and `Diffusive` multiplies τ⁻ − ½ by 8 on level 3), while
+/// `Constant` with Λ = 3/16 runs 100 lid passes like BGK. Hence `Constant` is the default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MagicLevels {
     /// `τ⁻_L − ½ = 2^L (τ⁻_0 − ½)`, so `Λ_L = 4^L Λ`: every relaxation time follows the
     /// viscosity's scaling, and the transfers are consistent to second order as with
     /// BGK (a linear shear flow crosses the interfaces exactly). `Λ`'s wall property holds
-    /// on the root level; on finer ones walls sit as with BGK of the same `Λ_L`.
-    #[default]
+    /// on the root level; on finer ones walls sit as with BGK of the same `Λ_L`, and a
+    /// large `τ⁻` on fine levels costs stability at high Reynolds numbers.
     Diffusive,
     /// `Λ` on every level: bounce-back walls are placed as on the root level at every
     /// level, but the transfers scale TRT's second-order even term `τ⁺(τ⁻ − ½)∂²e⁺` by
     /// `τ⁺_F/(2τ⁺_C)` where it scales by a quarter of that: a shear flow crosses an
     /// interface with an error of order `Ma² (Δx ∇)²` (plane Couette flow at U = 0.05
     /// through a refined patch, `tests/multilevel.rs`: 1.3e-5 relative L2 for Λ = 3/16,
-    /// against 6e-8 with [`MagicLevels::Diffusive`]).
+    /// against 6e-8 with [`MagicLevels::Diffusive`]). `τ⁻` shrinks on finer levels.
+    #[default]
     Constant,
 }
 
@@ -66,7 +72,7 @@ impl Collision {
 
     /// TRT with `Λ = 3/16`.
     pub const fn trt() -> Self {
-        Collision::Trt { magic: Self::TRT_MAGIC, levels: MagicLevels::Diffusive }
+        Collision::Trt { magic: Self::TRT_MAGIC, levels: MagicLevels::Constant }
     }
 
     /// The operator named `name` (`bgk`, `trt`), with default parameters; an
@@ -131,8 +137,8 @@ mod tests {
         let taus = [0.6, 0.7, 0.9];
         assert_eq!(Collision::Bgk.odd_taus(&taus), taus.to_vec());
         // Λ = 3/16: τ⁻_0 = ½ + 0.1875/0.1 = 2.375.
-        let d = Collision::trt().odd_taus(&taus);
-        let c = Collision::Trt { magic: Collision::TRT_MAGIC, levels: MagicLevels::Constant }.odd_taus(&taus);
+        let d = Collision::Trt { magic: Collision::TRT_MAGIC, levels: MagicLevels::Diffusive }.odd_taus(&taus);
+        let c = Collision::trt().odd_taus(&taus);
         for (l, (&tp, (&td, &tc))) in taus.iter().zip(d.iter().zip(&c)).enumerate() {
             // Diffusive: τ⁻ − ½ doubles per level like τ⁺ − ½; constant: Λ on every level.
             assert!((td - (0.5 + (1 << l) as f64 * 1.875)).abs() < 1e-12, "level {l}: {td}");
