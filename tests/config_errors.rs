@@ -176,6 +176,16 @@ fn forest_cells_not_multiple_of_4() {
 }
 
 #[test]
+fn forest_body_force_out_of_range() {
+    for force in [[0.02, 0.0, 0.0], [f64::NAN, 0.0, 0.0], [0.0, f64::INFINITY, 0.0]] {
+        assert_invalid(box_config([16, 16, 16]).body_force(force).validate(3), "body_force");
+    }
+    // A z component in 2D.
+    assert_invalid(box_config([16, 16, 0]).body_force([0.0, 0.0, 1e-5]).validate(2), "body_force");
+    assert!(box_config([16, 16, 16]).body_force([1e-5, 0.0, 1e-5]).validate(3).is_ok());
+}
+
+#[test]
 fn forest_cells_too_few() {
     assert_invalid(box_config([4, 32, 0]).validate(2), "cells");
 }

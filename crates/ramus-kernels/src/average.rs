@@ -33,7 +33,7 @@ pub const AVERAGE_NOT_GHOST: u32 = 1;
 /// four cells deep).
 pub const AVERAGE_INTERFACE: u32 = 2;
 use crate::block::{cell_coords, cell_index};
-use crate::interpolate::{add_scaled, join, scale_neq, split, CommArgs, Split};
+use crate::interpolate::{add_scaled, join, scale_neq, shift_momentum, split, CommArgs, Split};
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
@@ -59,7 +59,8 @@ fn group_cell(t0: usize, n: usize) -> usize {
 
 /// The coarse population of cell `j` from the `2^D` fine cells covering it: the mean of
 /// their densities, momenta and non-equilibrium parts, the latter rescaled by `factor`
-/// (`2τ_C/τ_F`; `factor_odd` for the odd part, see [`scale_neq`]), joined as `h^eq(ρ̄, j̄/ρ̄) + neq` ([`crate::interpolate::join`]).
+/// (`2τ_C/τ_F`; `factor_odd` for the odd part, see [`scale_neq`]), the momentum shifted by
+/// `shift` ([`shift_momentum`]), joined as `h^eq(ρ̄, j̄/ρ̄) + neq` ([`crate::interpolate::join`]).
 /// `fine(k, t)` returns the population of fine cell `t` of child `k`. Mass and momentum
 /// are the fine cells' mean, as with the paper's mean of populations; the equilibrium is
 /// rebuilt from the mean momentum instead of averaged, consistently with
@@ -69,6 +70,7 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     j: usize,
     factor: F,
     factor_odd: F,
+    shift: [F; 3],
     mut fine: G,
 ) -> L::Pop<F> {
     let nc = <L::Dim as Dim>::CHILDREN;
@@ -84,6 +86,7 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
         acc.j[a] *= inv;
     }
     scale_neq::<L, F>(&mut acc.neq, inv * factor, inv * factor_odd);
+    shift_momentum(&mut acc, shift);
     join::<L, F>(&acc)
 }
 
@@ -134,7 +137,8 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F,
             }
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let h = average::<L, F, _>(j, a.factor, a.factor_odd, |k, t| load_cell::<L, F, false>(&fld, first + k, t));
+        let h =
+            average::<L, F, _>(j, a.factor, a.factor_odd, a.shift, |k, t| load_cell::<L, F, false>(&fld, first + k, t));
         store_cell::<L, F, ODD>(&fld, q, j, &h);
     }
 }

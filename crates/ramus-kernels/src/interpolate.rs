@@ -290,6 +290,28 @@ pub fn split<L: VelocitySet, F: Real>(h: &L::Pop<F>, factor: F, factor_odd: F) -
     Split { rho, j: [rho * u[0], rho * u[1], rho * u[2]], neq }
 }
 
+/// Adds `shift` to a split's momentum unless it is zero: the transfers carry the first
+/// moment of the populations, which under a body force is `ρu − F/2` with the force `F`
+/// of each level (Guo et al. 2002, see [`crate::collision`]), so a transfer adds
+/// `(F_source − F_target)/2` ([`CommArgs::shift`]).
+///
+/// The rest of the force's trace in the populations needs no term of its own: to first
+/// order the non-equilibrium part about the equilibrium of the raw moment is
+/// `−τ D f^eq + τ S⁻ + (τ − ½) S⁺ + O(F²)` (Chapman–Enskog of Guo's scheme, with `S⁻ =
+/// 3 w c·F` the odd part of the source and `S⁺ = O(uF)` the even one), and its force part
+/// `τ S⁻` scales from level to level like `τ F`, i.e. by the transfer's own factor
+/// `τ_t/(2τ_s)` (the force halves per level). Only the `O(uF)` even part is off, by a
+/// fraction of itself: an explicit correction of it did not change Poiseuille flow
+/// through a refined patch in four digits (`tests/multilevel.rs`).
+#[inline(always)]
+pub fn shift_momentum<P, F: Real>(s: &mut Split<P, F>, shift: [F; 3]) {
+    if shift != [F::ZERO; 3] {
+        for a in 0..3 {
+            s.j[a] += shift[a];
+        }
+    }
+}
+
 /// The population `h^eq(ρ, j/ρ) + neq` of a split.
 #[inline(always)]
 pub fn join<L: VelocitySet, F: Real>(s: &Split<L::Pop<F>, F>) -> L::Pop<F> {
@@ -350,6 +372,9 @@ kernel_args! {
         pub factor: val F,
         /// The factor of the odd non-equilibrium part (TRT: of `τ⁻`; BGK: `factor`).
         pub factor_odd: val F,
+        /// Added to the transferred momentum: `(F_source − F_target)/2` for a body force
+        /// `F` on the levels ([`shift_momentum`]); zero without one.
+        pub shift: val [F; 3],
         /// Interpolation: nonzero writes ghost cells only, zero every cell. Averaging:
         /// the `AVERAGE_*` mode of [`crate::average`].
         pub masked: val u32,
@@ -389,7 +414,11 @@ impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for Int
         let k = c - *a.child.add(q) as usize;
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let (factor, factor_odd) = (a.factor, a.factor_odd);
-        let sample = |j: usize| split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, j), factor, factor_odd);
+        let sample = |j: usize| {
+            let mut s = split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, j), factor, factor_odd);
+            shift_momentum(&mut s, a.shift);
+            s
+        };
         let h = interpolate_split::<L, F, CUBIC, _>(k, t, sample);
         // The fine level is between its two steps of a coarse step: natural layout.
         store_cell::<L, F, false>(&fld, c, t, &h);
@@ -438,7 +467,8 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
             *g.slot.add(q) = pos as u32;
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let s = split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, t), a.factor, a.factor_odd);
+        let mut s = split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, t), a.factor, a.factor_odd);
+        shift_momentum(&mut s, a.shift);
         let n = L::Q + 4;
         L::unroll(
             #[inline(always)]

@@ -10,6 +10,7 @@ use crate::memory::Lens;
 use core::marker::PhantomData;
 
 use crate::collide::moments;
+use crate::collision::forced_velocity;
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
@@ -37,6 +38,9 @@ kernel_args! {
         pub ids: ref u32,
         /// `out[(i · (1 + D)) + c]`: ρ (`c = 0`) and `u_{c−1}` of item `i`.
         pub out: mut F,
+        /// The level's body force density (`StepParams::force`): the velocity written is
+        /// `u + F/(2ρ)`, Guo's, as the collision uses it (see [`crate::collision`]).
+        pub force: val [F; 3],
     }
 }
 
@@ -61,7 +65,10 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CellMoments<L, F, ODD>
         let t = i & (m - 1);
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let h = load_cell::<L, F, ODD>(&fld, b, t);
-        let (rho, u) = moments::<L, F>(&h);
+        let (rho, mut u) = moments::<L, F>(&h);
+        if a.force != [F::ZERO; 3] {
+            u = forced_velocity(rho, u, a.force);
+        }
         let out = a.out.add(i * values_per_cell(d));
         *out = rho;
         for c in 0..d {

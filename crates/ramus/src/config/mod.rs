@@ -51,6 +51,11 @@ pub const TAU_MARGIN: f64 = 1e-3;
 /// cells reach at the same Reynolds number.
 pub const MAX_TAU: f64 = 2.0;
 
+/// Largest accepted body force density `|F|` (root lattice units): the velocity a
+/// resting fluid gains per step, `F/ρ`, stays far below the speed of sound, and a
+/// channel of a few cells does not reach Ma ~ 1 in a few hundred steps.
+pub const MAX_BODY_FORCE: f64 = 1e-2;
+
 /// Largest normal component of a [`Boundary::Wall`] velocity (lattice units): walls are
 /// impermeable, a normal part would pump mass through them (see [`ForestConfig::validate`]).
 pub const WALL_NORMAL_TOLERANCE: f64 = 1e-12;
@@ -235,6 +240,13 @@ pub struct ForestConfig {
     /// Collision operator (default: BGK, the paper's).
     #[serde(default)]
     pub collision: Collision,
+    /// Body force density in root lattice units (default zero; the third component must
+    /// be zero in 2D), e.g. a pressure gradient `−∇p` driving a periodic channel, or `ρg`.
+    /// Applied on every level by Guo's scheme ([`ramus_kernels::collision`]), as `F/2^L`
+    /// in the lattice units of level `L`; output velocities include its half-step part
+    /// `F/(2ρ)`. Components must be finite with `|F| ≤` [`MAX_BODY_FORCE`].
+    #[serde(default)]
+    pub body_force: [f64; 3],
     /// Where to run.
     #[serde(default)]
     pub backend: Backend,
@@ -258,6 +270,7 @@ impl ForestConfig {
             boundaries: [Boundary::NO_SLIP; 6],
             fluid: Fluid::Viscosity { nu: 1.0 / 6.0 },
             collision: Collision::Bgk,
+            body_force: [0.0; 3],
             backend: Backend::Auto,
             refinement: Refinement::default(),
             obstacles: Vec::new(),
@@ -325,6 +338,12 @@ impl ForestConfig {
         self
     }
 
+    /// Sets the body force density (root lattice units).
+    pub fn body_force(mut self, force: [f64; 3]) -> Self {
+        self.body_force = force;
+        self
+    }
+
     /// Sets the collision operator.
     pub fn collision(mut self, collision: Collision) -> Self {
         self.collision = collision;
@@ -352,7 +371,8 @@ impl ForestConfig {
     /// opposite is not; wall or inlet speeds of [`MAX_WALL_SPEED`] or more; a
     /// [`Boundary::Wall`] velocity with a component normal to its face (walls are
     /// impermeable: only [`Boundary::Velocity`] inlets may push fluid through a face);
-    /// outlet densities outside `1 ± MAX_DENSITY_OFFSET`; the refinement, guard and
+    /// outlet densities outside `1 ± MAX_DENSITY_OFFSET`; a body force that is not finite,
+    /// exceeds [`MAX_BODY_FORCE`] or has a z component in 2D; the refinement, guard and
     /// obstacle values; a root τ outside `(½ + TAU_MARGIN, MAX_TAU]`.
     pub fn validate(&self, dim: usize) -> Result<f64> {
         if dim != 2 && dim != 3 {
@@ -417,6 +437,18 @@ impl ForestConfig {
         self.refinement.validate(dim)?;
         self.guard.validate()?;
         self.collision.validate()?;
+        let f = self.body_force;
+        let magnitude = f.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if !(magnitude.is_finite() && magnitude <= MAX_BODY_FORCE) {
+            return Err(Error::invalid(
+                "body_force",
+                format!("{f:?} (|F| = {magnitude})"),
+                format!("finite components with |F| <= {MAX_BODY_FORCE} (root lattice units)"),
+            ));
+        }
+        if dim == 2 && f[2] != 0.0 {
+            return Err(Error::invalid("body_force", format!("{f:?}"), "a zero z component in 2D"));
+        }
         if self.obstacles.len() > ramus_kernels::obstacle::MAX_SHAPES {
             return Err(Error::invalid(
                 "obstacles",

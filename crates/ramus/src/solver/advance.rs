@@ -52,13 +52,23 @@ pub(crate) enum Blocks<'a> {
     Given(DeviceSlice<'a, u32>),
 }
 
+/// What a transfer between two levels applies to each sample: the rescaling factors of
+/// the even and odd non-equilibrium parts and the momentum shift (see
+/// [`CommArgs`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Transfer<F> {
+    factor: f64,
+    factor_odd: f64,
+    shift: [F; 3],
+}
+
 /// Communication arguments between a coarse level and the next finer one, for `list`.
 fn comm_args<'a, D: Dim, F: Float>(
     mesh: &'a Mesh<D>,
     f: DeviceSliceMut<'a, F>,
     (onb, solid): (DeviceSlice<'a, u32>, DeviceSlice<'a, u64>),
     list: DeviceSlice<'a, u32>,
-    (factor, factor_odd): (f64, f64),
+    transfer: Transfer<F>,
     masked: bool,
 ) -> CommArgs<F, Views<'a>> {
     let pool = mesh.arrays();
@@ -71,8 +81,9 @@ fn comm_args<'a, D: Dim, F: Float>(
         child: pool.child.view(),
         cell_mask: pool.cell_mask.view(),
         list,
-        factor: F::from_f64(factor),
-        factor_odd: F::from_f64(factor_odd),
+        factor: F::from_f64(transfer.factor),
+        factor_odd: F::from_f64(transfer.factor_odd),
+        shift: transfer.shift,
         masked: masked as u32,
     }
 }
@@ -101,23 +112,33 @@ enum Routine {
 }
 
 impl<Q: VelocitySet, F: Float> Solver<Q, F> {
-    /// Rescaling factors (even, odd non-equilibrium part) from level `l` to `l + 1`:
-    /// `τ_F/(2τ_C)` of each part's relaxation time (see
-    /// [`ramus_kernels::interpolate::scale_neq`]).
-    fn coarse_to_fine(&self, l: usize) -> (f64, f64) {
-        (
-            coarse_to_fine_factor(self.taus[l], self.taus[l + 1]),
-            coarse_to_fine_factor(self.taus_odd[l], self.taus_odd[l + 1]),
-        )
+    /// The transfer from level `l` to `l + 1`: factors `τ_F/(2τ_C)` of each part's
+    /// relaxation time (see [`ramus_kernels::interpolate::scale_neq`]) and the momentum
+    /// shift `(F_C − F_F)/2` of a body force ([`Self::momentum_shift`]).
+    fn coarse_to_fine(&self, l: usize) -> Transfer<F> {
+        Transfer {
+            factor: coarse_to_fine_factor(self.taus[l], self.taus[l + 1]),
+            factor_odd: coarse_to_fine_factor(self.taus_odd[l], self.taus_odd[l + 1]),
+            shift: self.momentum_shift(l, l + 1),
+        }
     }
 
-    /// Rescaling factors from level `l + 1` to `l`, the inverses of
+    /// The transfer from level `l + 1` to `l`: the inverse factors of
     /// [`Self::coarse_to_fine`].
-    fn fine_to_coarse(&self, l: usize) -> (f64, f64) {
-        (
-            fine_to_coarse_factor(self.taus[l], self.taus[l + 1]),
-            fine_to_coarse_factor(self.taus_odd[l], self.taus_odd[l + 1]),
-        )
+    fn fine_to_coarse(&self, l: usize) -> Transfer<F> {
+        Transfer {
+            factor: fine_to_coarse_factor(self.taus[l], self.taus[l + 1]),
+            factor_odd: fine_to_coarse_factor(self.taus_odd[l], self.taus_odd[l + 1]),
+            shift: self.momentum_shift(l + 1, l),
+        }
+    }
+
+    /// `(F_s − F_t)/2` of the body forces of levels `s` and `t` (see
+    /// [`ramus_kernels::interpolate::shift_momentum`]).
+    fn momentum_shift(&self, s: usize, t: usize) -> [F; 3] {
+        let (a, b) = (self.params[s].force, self.params[t].force);
+        let half = F::from_f64(0.5);
+        [(a[0] - b[0]) * half, (a[1] - b[1]) * half, (a[2] - b[2]) * half]
     }
 
     /// Advances level `l` by one of its steps, recursing into finer levels; `odd`: level

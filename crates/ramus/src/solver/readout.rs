@@ -48,6 +48,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                     solid,
                     ids: mesh.id_sets()[l].slice(start..end)?,
                     out: self.readout.slice_mut(0..items * s)?,
+                    force: self.params[l].force,
                 };
                 // SAFETY: the ID set lists active blocks of the pool, whose links, flags
                 // and masks are complete; the kernel only reads the pool.

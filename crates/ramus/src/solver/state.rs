@@ -78,8 +78,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let taus = level_taus(tau0, levels);
         let taus_odd = collision.odd_taus(&taus);
         // The wall velocity in lattice units is the same on every level (Δx_L/Δt_L = 1).
-        let params =
-            taus.iter().zip(&taus_odd).map(|(&t, &t_odd)| super::step_params::<F>(t, t_odd, boundaries)).collect();
+        let params = (0..levels)
+            .map(|l| {
+                let force = super::params::level_force(config.body_force, l);
+                super::step_params::<F>(taus[l], taus_odd[l], force, boundaries)
+            })
+            .collect();
         Ok(Solver {
             f: dev.zeros(capacity * Q::Q * m)?,
             taus,
