@@ -143,6 +143,21 @@ fn cavity_re100_trt_matches_ghia() {
     check_with(100, 20.0, &[], Collision::trt());
 }
 
+/// The recursive regularized operator on the same grid, same tolerance.
+#[test]
+fn cavity_re100_rr_matches_ghia() {
+    check_with(100, 20.0, &[], Collision::RecursiveRegularized);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
+fn cavity_re400_rr_matches_ghia() {
+    check_with(400, 40.0, &[0.9063], Collision::RecursiveRegularized);
+}
+
 #[test]
 #[cfg_attr(
     not(feature = "long-validation"),
@@ -168,6 +183,20 @@ fn cavity_re400_matches_ghia() {
     ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
 )]
 fn cavity_re1000_three_levels_matches_ghia() {
+    three_levels(Collision::Bgk);
+}
+
+/// [`cavity_re1000_three_levels_matches_ghia`] with the recursive regularized operator.
+#[test]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
+fn cavity_re1000_three_levels_rr_matches_ghia() {
+    three_levels(Collision::RecursiveRegularized);
+}
+
+fn three_levels(collision: Collision) {
     use ramus::{Criterion, Refinement};
     const TOL_AMR: f64 = 0.03;
     let start = Instant::now();
@@ -177,7 +206,7 @@ fn cavity_re1000_three_levels_matches_ghia() {
         criterion: Criterion::Vorticity { n_start: -2.0, n_inc: 1.0, length: None },
         ..Refinement::default()
     };
-    let config = cavity.forest_config(Backend::Cpu).expect("valid cavity").refinement(refinement);
+    let config = cavity.forest_config(Backend::Cpu).expect("valid cavity").refinement(refinement).collision(collision);
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
     let passes = 30.0;
     let sampled = |forest: &mut Forest<D2, D2Q9, f64>| {
@@ -196,7 +225,7 @@ fn cavity_re1000_three_levels_matches_ghia() {
     let (du, du_at) = max_deviation(&lines.u, &u_ref, &[]);
     let (dv, dv_at) = max_deviation(&lines.v, &v_ref, &[]);
     println!(
-        "cavity Re = 1000, root 64, 3 levels, blocks per level {:?}, {} steps, {:.1} s: max |u - u_Ghia| = {du:.5} \
+        "cavity {collision:?} Re = 1000, root 64, 3 levels, blocks per level {:?}, {} steps, {:.1} s: max |u - u_Ghia| = {du:.5} \
          (y = {du_at}), max |v - v_Ghia| = {dv:.5} (x = {dv_at}), change over the last {CHECK_PASSES} passes = {drift:.2e}",
         forest.blocks_per_level(),
         forest.steps(),

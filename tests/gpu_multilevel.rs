@@ -29,6 +29,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
     steps: u64,
     interp: Interpolation,
     collision: Collision,
+    force: [f64; 3],
 ) -> (Vec<F>, ramus::amr::MeshSnapshot, ramus::LeafCells, Vec<usize>) {
     let cavity = Cavity { dim: D::D as u32, n, re: 400.0, lid: 0.1 };
     let refinement = Refinement {
@@ -38,7 +39,8 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
         criterion: Criterion::Vorticity { n_start: -2.0, n_inc: 1.0, length: None },
         ..Refinement::default()
     };
-    let config = cavity.forest_config(backend).expect("cavity").refinement(refinement).collision(collision);
+    let config =
+        cavity.forest_config(backend).expect("cavity").refinement(refinement).collision(collision).body_force(force);
     let mut forest = Forest::<D, Q, F>::new(config).expect("forest");
     assert_eq!(forest.backend(), backend);
     let c = n as f64 / 2.0;
@@ -67,9 +69,20 @@ fn compare_with<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
     interp: Interpolation,
     collision: Collision,
 ) {
-    let (fc, sc, cc, bc) = run::<D, Q, F>(Backend::Cpu, n, levels, steps, interp, collision);
-    let (fg, sg, cg, bg) = run::<D, Q, F>(Backend::Cuda, n, levels, steps, interp, collision);
-    let name = format!("{} {} levels {levels} {interp:?} {collision:?}", Q::NAME, F::NAME);
+    compare_forced::<D, Q, F>(n, levels, steps, interp, collision, [0.0; 3]);
+}
+
+fn compare_forced<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
+    n: usize,
+    levels: usize,
+    steps: u64,
+    interp: Interpolation,
+    collision: Collision,
+    force: [f64; 3],
+) {
+    let (fc, sc, cc, bc) = run::<D, Q, F>(Backend::Cpu, n, levels, steps, interp, collision, force);
+    let (fg, sg, cg, bg) = run::<D, Q, F>(Backend::Cuda, n, levels, steps, interp, collision, force);
+    let name = format!("{} {} levels {levels} {interp:?} {collision:?} force {force:?}", Q::NAME, F::NAME);
     assert_eq!(bc, bg, "{name}: blocks per level differ");
     assert!(bc.iter().filter(|&&b| b > 0).count() == levels, "{name}: every level in use ({bc:?})");
     assert_eq!(sc.leaves(), sg.leaves(), "{name}: leaves differ");
@@ -149,4 +162,46 @@ fn trt_d2q9_f64_three_levels_linear() {
 fn trt_d3q19_f32_three_levels_cubic_diffusive_magic() {
     let trt = Collision::Trt { magic: Collision::TRT_MAGIC, levels: MagicLevels::Diffusive };
     compare_with::<D3, D3Q19, f32>(32, 3, 32, Interpolation::Cubic, trt);
+}
+
+/// The recursive regularized operator (issue "Collision models"), on every lattice (its
+/// third-order terms differ: D3Q19 couples pairs, D3Q27 has `xyz`).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn rr_d2q9_f32_four_levels_cubic() {
+    compare_with::<D2, D2Q9, f32>(64, 4, 96, Interpolation::Cubic, Collision::RecursiveRegularized);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn rr_d3q19_f32_three_levels_linear() {
+    compare_with::<D3, D3Q19, f32>(16, 3, 48, Interpolation::Linear, Collision::RecursiveRegularized);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn rr_d3q27_f64_three_levels_cubic() {
+    compare_with::<D3, D3Q27, f64>(16, 3, 48, Interpolation::Cubic, Collision::RecursiveRegularized);
+}
+
+/// A body force (Guo's scheme, the transfers' momentum shift) with each operator.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn forced_every_operator_d2q9_f32_three_levels() {
+    for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized] {
+        compare_forced::<D2, D2Q9, f32>(64, 3, 96, Interpolation::Linear, collision, [2e-6, -1e-6, 0.0]);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn forced_rr_d3q19_f64_three_levels_cubic() {
+    compare_forced::<D3, D3Q19, f64>(
+        16,
+        3,
+        48,
+        Interpolation::Cubic,
+        Collision::RecursiveRegularized,
+        [1e-6, 0.0, 2e-6],
+    );
 }

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 /// The collision operator (case-file keys of the same names).
 #[derive(clap::Args, Serialize, Deserialize, Clone, Debug)]
 pub struct CollisionFlags {
-    /// Collision operator: bgk (the paper's single relaxation time) or trt (two relaxation
-    /// times; see ramus::Collision).
+    /// Collision operator: bgk (the paper's single relaxation time), trt (two relaxation
+    /// times) or rr (recursive regularized, robust at high Reynolds numbers); see
+    /// ramus::Collision.
     #[arg(long, default_value = "bgk")]
     pub collision: String,
     /// TRT's magic parameter Λ on the root level [default: 3/16].
@@ -33,11 +34,11 @@ impl CollisionFlags {
                 };
                 Collision::Trt { magic: self.magic.unwrap_or(Collision::TRT_MAGIC), levels }
             }
-            Collision::Bgk => {
+            other => {
                 if self.magic.is_some() || self.magic_levels.is_some() {
-                    bail!("invalid magic / magic_levels: TRT's parameters, given with collision = bgk");
+                    bail!("invalid magic / magic_levels: TRT's parameters, given with collision = {}", other.name());
                 }
-                Collision::Bgk
+                other
             }
         };
         c.validate()?;

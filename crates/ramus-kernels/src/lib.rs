@@ -14,6 +14,9 @@
 //! - [`lattice`]: velocity sets D2Q9, D3Q19, D3Q27 (section "Lattice Boltzmann Method").
 //! - [`block`]: cell-block geometry, neighbour-link indexing and sentinels (section "Data Structures").
 //! - [`collide`]: equilibrium, moments and BGK relaxation (section "Collision").
+//! - [`collision`]: the collision operators of the streaming kernel (BGK, TRT) and the body force.
+//! - [`regularized`]: the recursive regularized operator (the robust one for high Reynolds numbers).
+//! - [`readout`]: the moments of every cell, for reading the solution.
 //! - [`stream`]: in-place streaming fused with collision, boundary conditions (sections "Streaming", "Lattice Boltzmann Method").
 //! - [`obstacle`]: solid cells, refinement toward obstacles, momentum-exchange forces (section "Flow Past a Square Cylinder").
 //! - [`interpolate`], [`average`]: rescaling, coarse → fine interpolation and fine → coarse averaging (section "Grid Communication").
@@ -46,6 +49,7 @@ pub mod primitives;
 pub mod readout;
 pub mod real;
 pub mod registry;
+pub mod regularized;
 pub mod schedule;
 pub mod stream;
 

@@ -24,6 +24,7 @@ use ramus_kernels::interpolate::{
     coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, GhostArgs, InterpolateChildren, InterpolateGhosts,
     RescaleParents,
 };
+use ramus_kernels::regularized::Rr;
 use ramus_kernels::stream::{StreamArgs, StreamCollide};
 use ramus_kernels::{Dim, VelocitySet};
 
@@ -182,6 +183,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 (Collision::Bgk, true) => dev.launch::<StreamCollide<Q, F, Bgk, true>>(n, args)?,
                 (Collision::Trt { .. }, false) => dev.launch::<StreamCollide<Q, F, Trt, false>>(n, args)?,
                 (Collision::Trt { .. }, true) => dev.launch::<StreamCollide<Q, F, Trt, true>>(n, args)?,
+                (Collision::RecursiveRegularized, false) => dev.launch::<StreamCollide<Q, F, Rr, false>>(n, args)?,
+                (Collision::RecursiveRegularized, true) => dev.launch::<StreamCollide<Q, F, Rr, true>>(n, args)?,
             }
         };
         self.stop(mesh, t, l, Routine::StreamCollide)
