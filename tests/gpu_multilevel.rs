@@ -9,7 +9,7 @@
 use ramus::cases::cavity::Cavity;
 use ramus::{
     Backend, Collision, Criterion, Dim, Float, Forest, Interpolation, MagicLevels, Real, Refinement, VelocitySet, D2,
-    D2Q9, D3, D3Q19,
+    D2Q9, D3, D3Q19, D3Q27,
 };
 
 fn tolerance<F: Real>() -> f64 {
