@@ -89,6 +89,7 @@ struct Plan {
     reps: usize,
     copy_bytes: usize,
     collision: ramus::Collision,
+    les: ramus::Les,
 }
 
 impl Plan {
@@ -110,6 +111,7 @@ impl Plan {
             reps: args.reps.unwrap_or(reps).max(1),
             copy_bytes: args.copy_bytes.unwrap_or(copy_bytes),
             collision: ramus::Collision::Bgk,
+            les: ramus::Les::None,
         }
     }
 }
@@ -147,8 +149,11 @@ fn run_case<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>(
     plan: &Plan,
     steps: u64,
 ) -> anyhow::Result<Measured> {
-    let mut config =
-        ForestConfig::new([n, n, n]).fluid(Fluid::Viscosity { nu: 0.02 }).collision(plan.collision).backend(backend);
+    let mut config = ForestConfig::new([n, n, n])
+        .fluid(Fluid::Viscosity { nu: 0.02 })
+        .collision(plan.collision)
+        .les(plan.les)
+        .backend(backend);
     for face in Face::ALL {
         config = config.boundary(face, Boundary::Periodic);
     }
@@ -245,6 +250,7 @@ fn run(args: Args) -> anyhow::Result<bool> {
     let backend = if gpu { Backend::Cuda } else { Backend::Cpu };
     let mut plan = Plan::new(&args, gpu);
     plan.collision = args.physics.collision()?;
+    plan.les = args.physics.les()?;
 
     let gib = plan.copy_bytes as f64 / (1u64 << 30) as f64;
     let (bandwidth, how) = if gpu {
@@ -291,7 +297,12 @@ fn run(args: Args) -> anyhow::Result<bool> {
         "Fully periodic grids; {} warm-up steps, then the median of {} runs of {} (2D) / {} (3D) steps.",
         plan.warmup, plan.reps, plan.steps2, plan.steps3
     )?;
-    writeln!(md, "Collision: {}. Limit = copy bandwidth / (2 · Q · sizeof(F)).", plan.collision.name())?;
+    writeln!(
+        md,
+        "Collision: {}, LES: {}. Limit = copy bandwidth / (2 · Q · sizeof(F)).",
+        plan.collision.name(),
+        plan.les.name()
+    )?;
     writeln!(md, "Even/odd step: one AA step of each parity alone (host-synchronised), as a fraction of the limit.")?;
     writeln!(md)?;
     writeln!(md, "| lattice | precision | grid | MLUPS | limit MLUPS | fraction | even step | odd step |")?;

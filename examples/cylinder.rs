@@ -184,7 +184,7 @@ impl Args {
             interpolation: Interpolation::parse(&self.interp)?,
             adapt: !self.no_adapt,
         };
-        let config = case.forest_config(backend)?.collision(self.physics.collision()?);
+        let config = case.forest_config(backend)?.collision(self.physics.collision()?).les(self.physics.les()?);
         if !(self.time.is_finite() && self.time > 0.0) {
             bail!("invalid time = {}: a finite time > 0 (in D/U0)", self.time);
         }
@@ -265,7 +265,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
     let steps = s.steps;
     let first_step = forest.steps();
     println!(
-        "cylinder: root {} x {} (D = {} root cells, height {} D), {} levels, Re {}, U0 {}, {} interpolation, {} collision, {} on {}",
+        "cylinder: root {} x {} (D = {} root cells, height {} D), {} levels, Re {}, U0 {}, {} interpolation, {} collision, les {}, {} on {}",
         c.root,
         c.height_cells(),
         c.diameter(),
@@ -275,6 +275,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         c.u0,
         if c.interpolation == Interpolation::Cubic { "cubic" } else { "linear" },
         s.config.collision.name(),
+        s.config.les.name(),
         F::NAME,
         forest.device_name()
     );
@@ -391,6 +392,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         "error": error,
         "case": c,
         "collision": s.config.collision,
+        "les": s.config.les,
         "height_used_d": c.height,
         "time_d_over_u0": s.time,
         "window_d_over_u0": s.window,

@@ -20,7 +20,7 @@
 //!   converged by comparing the profiles 4 passes before the end with the final ones.
 
 use ramus::cases::cavity::{Cavity, Centerlines, Profile};
-use ramus::{Backend, Collision, Forest, D2, D2Q9};
+use ramus::{Backend, Collision, Forest, Les, D2, D2Q9};
 use std::time::Instant;
 
 /// Acceptance tolerance on |u − u_Ghia| and |v − v_Ghia|, in units of U_lid. Never loosen.
@@ -95,9 +95,14 @@ fn check(re: u32, passes: f64, v_excluded: &[f64]) {
 
 /// [`check`] with the collision operator `collision`.
 fn check_with(re: u32, passes: f64, v_excluded: &[f64], collision: Collision) {
+    check_les(re, passes, v_excluded, collision, Les::None);
+}
+
+/// [`check_with`] with the subgrid model `les`.
+fn check_les(re: u32, passes: f64, v_excluded: &[f64], collision: Collision, les: Les) {
     let start = Instant::now();
     let cavity = Cavity { dim: 2, n: N, re: f64::from(re), lid: LID };
-    let config = cavity.forest_config(Backend::Cpu).expect("valid cavity").collision(collision);
+    let config = cavity.forest_config(Backend::Cpu).expect("valid cavity").collision(collision).les(les);
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
 
     forest.advance(cavity.steps_for_passes(passes - CHECK_PASSES)).expect("advance");
@@ -115,7 +120,7 @@ fn check_with(re: u32, passes: f64, v_excluded: &[f64], collision: Collision) {
     let (dv, dv_at) = max_deviation(&lines.v, &v_ref, v_excluded);
 
     println!(
-        "cavity {collision:?} Re = {re}, n = {N}, lid = {LID}, tau = {:.4}, {passes} passes ({} steps), {:.1} s: \
+        "cavity {collision:?} {les:?} Re = {re}, n = {N}, lid = {LID}, tau = {:.4}, {passes} passes ({} steps), {:.1} s: \
          max |u - u_Ghia| = {du:.5} (y = {du_at}), max |v - v_Ghia| = {dv:.5} (x = {dv_at}), \
          change over the last {CHECK_PASSES} passes = {drift:.2e}",
         forest.tau(),
@@ -147,6 +152,15 @@ fn cavity_re100_trt_matches_ghia() {
 #[test]
 fn cavity_re100_rr_matches_ghia() {
     check_with(100, 20.0, &[], Collision::RecursiveRegularized);
+}
+
+/// With the Smagorinsky model (C = 0.17) on top of BGK and of RR: at Re 100 on 128² the
+/// flow is resolved, the eddy viscosity small, and the profiles stay within the tolerance.
+#[test]
+fn cavity_re100_smagorinsky_matches_ghia() {
+    for collision in [Collision::Bgk, Collision::RecursiveRegularized] {
+        check_les(100, 20.0, &[], collision, Les::Smagorinsky { constant: Les::SMAGORINSKY });
+    }
 }
 
 #[test]
@@ -183,7 +197,7 @@ fn cavity_re400_matches_ghia() {
     ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
 )]
 fn cavity_re1000_three_levels_matches_ghia() {
-    three_levels(Collision::Bgk);
+    three_levels(Collision::Bgk, Les::None);
 }
 
 /// [`cavity_re1000_three_levels_matches_ghia`] with the recursive regularized operator.
@@ -193,10 +207,20 @@ fn cavity_re1000_three_levels_matches_ghia() {
     ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
 )]
 fn cavity_re1000_three_levels_rr_matches_ghia() {
-    three_levels(Collision::RecursiveRegularized);
+    three_levels(Collision::RecursiveRegularized, Les::None);
 }
 
-fn three_levels(collision: Collision) {
+/// [`cavity_re1000_three_levels_matches_ghia`] with RR and the Smagorinsky model.
+#[test]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
+fn cavity_re1000_three_levels_rr_smagorinsky_matches_ghia() {
+    three_levels(Collision::RecursiveRegularized, Les::Smagorinsky { constant: Les::SMAGORINSKY });
+}
+
+fn three_levels(collision: Collision, les: Les) {
     use ramus::{Criterion, Refinement};
     const TOL_AMR: f64 = 0.03;
     let start = Instant::now();
@@ -206,7 +230,8 @@ fn three_levels(collision: Collision) {
         criterion: Criterion::Vorticity { n_start: -2.0, n_inc: 1.0, length: None },
         ..Refinement::default()
     };
-    let config = cavity.forest_config(Backend::Cpu).expect("valid cavity").refinement(refinement).collision(collision);
+    let config =
+        cavity.forest_config(Backend::Cpu).expect("valid cavity").refinement(refinement).collision(collision).les(les);
     let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
     let passes = 30.0;
     let sampled = |forest: &mut Forest<D2, D2Q9, f64>| {
@@ -225,7 +250,7 @@ fn three_levels(collision: Collision) {
     let (du, du_at) = max_deviation(&lines.u, &u_ref, &[]);
     let (dv, dv_at) = max_deviation(&lines.v, &v_ref, &[]);
     println!(
-        "cavity {collision:?} Re = 1000, root 64, 3 levels, blocks per level {:?}, {} steps, {:.1} s: max |u - u_Ghia| = {du:.5} \
+        "cavity {collision:?} {les:?} Re = 1000, root 64, 3 levels, blocks per level {:?}, {} steps, {:.1} s: max |u - u_Ghia| = {du:.5} \
          (y = {du_at}), max |v - v_Ghia| = {dv:.5} (x = {dv_at}), change over the last {CHECK_PASSES} passes = {drift:.2e}",
         forest.blocks_per_level(),
         forest.steps(),

@@ -186,6 +186,14 @@ fn forest_body_force_out_of_range() {
 }
 
 #[test]
+fn forest_les_constant_out_of_range() {
+    for constant in [0.0, -0.2, f64::NAN, 2.0] {
+        let c = box_config([16, 16, 16]).les(ramus::Les::Smagorinsky { constant });
+        assert_invalid(c.validate(3), "les.constant");
+    }
+}
+
+#[test]
 fn forest_cells_too_few() {
     assert_invalid(box_config([4, 32, 0]).validate(2), "cells");
 }

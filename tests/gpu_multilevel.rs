@@ -8,8 +8,8 @@
 
 use ramus::cases::cavity::Cavity;
 use ramus::{
-    Backend, Collision, Criterion, Dim, Float, Forest, Interpolation, MagicLevels, Real, Refinement, VelocitySet, D2,
-    D2Q9, D3, D3Q19, D3Q27,
+    Backend, Collision, Criterion, Dim, Float, Forest, Interpolation, Les, MagicLevels, Real, Refinement, VelocitySet,
+    D2, D2Q9, D3, D3Q19, D3Q27,
 };
 
 fn tolerance<F: Real>() -> f64 {
@@ -20,6 +20,14 @@ fn tolerance<F: Real>() -> f64 {
     }
 }
 
+/// The operator, body force and subgrid model of a run.
+#[derive(Clone, Copy)]
+struct Physics {
+    collision: Collision,
+    force: [f64; 3],
+    les: Les,
+}
+
 /// A lid-driven cavity with `levels` levels adapting every 8 root steps on vorticity,
 /// started from a swirl so that refinement happens from the first adaptation.
 fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
@@ -28,9 +36,9 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
     levels: usize,
     steps: u64,
     interp: Interpolation,
-    collision: Collision,
-    force: [f64; 3],
+    ph: Physics,
 ) -> (Vec<F>, ramus::amr::MeshSnapshot, ramus::LeafCells, Vec<usize>) {
+    let Physics { collision, force, les } = ph;
     let cavity = Cavity { dim: D::D as u32, n, re: 400.0, lid: 0.1 };
     let refinement = Refinement {
         levels,
@@ -39,8 +47,13 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
         criterion: Criterion::Vorticity { n_start: -2.0, n_inc: 1.0, length: None },
         ..Refinement::default()
     };
-    let config =
-        cavity.forest_config(backend).expect("cavity").refinement(refinement).collision(collision).body_force(force);
+    let config = cavity
+        .forest_config(backend)
+        .expect("cavity")
+        .refinement(refinement)
+        .collision(collision)
+        .body_force(force)
+        .les(les);
     let mut forest = Forest::<D, Q, F>::new(config).expect("forest");
     assert_eq!(forest.backend(), backend);
     let c = n as f64 / 2.0;
@@ -80,9 +93,22 @@ fn compare_forced<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
     collision: Collision,
     force: [f64; 3],
 ) {
-    let (fc, sc, cc, bc) = run::<D, Q, F>(Backend::Cpu, n, levels, steps, interp, collision, force);
-    let (fg, sg, cg, bg) = run::<D, Q, F>(Backend::Cuda, n, levels, steps, interp, collision, force);
-    let name = format!("{} {} levels {levels} {interp:?} {collision:?} force {force:?}", Q::NAME, F::NAME);
+    compare_les::<D, Q, F>(n, levels, steps, interp, collision, force, Les::None);
+}
+
+fn compare_les<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
+    n: usize,
+    levels: usize,
+    steps: u64,
+    interp: Interpolation,
+    collision: Collision,
+    force: [f64; 3],
+    les: Les,
+) {
+    let ph = Physics { collision, force, les };
+    let (fc, sc, cc, bc) = run::<D, Q, F>(Backend::Cpu, n, levels, steps, interp, ph);
+    let (fg, sg, cg, bg) = run::<D, Q, F>(Backend::Cuda, n, levels, steps, interp, ph);
+    let name = format!("{} {} levels {levels} {interp:?} {collision:?} force {force:?} {les:?}", Q::NAME, F::NAME);
     assert_eq!(bc, bg, "{name}: blocks per level differ");
     assert!(bc.iter().filter(|&&b| b > 0).count() == levels, "{name}: every level in use ({bc:?})");
     assert_eq!(sc.leaves(), sg.leaves(), "{name}: leaves differ");
@@ -204,4 +230,29 @@ fn forced_rr_d3q19_f64_three_levels_cubic() {
         Collision::RecursiveRegularized,
         [1e-6, 0.0, 2e-6],
     );
+}
+
+/// The Smagorinsky model with each operator (per-cell relaxation times, the transfers'
+/// per-cell factors), 2D and 3D, both precisions.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn smagorinsky_every_operator_d2q9_f32_three_levels() {
+    let les = Les::Smagorinsky { constant: Les::SMAGORINSKY };
+    for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized] {
+        compare_les::<D2, D2Q9, f32>(64, 3, 96, Interpolation::Linear, collision, [0.0; 3], les);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn smagorinsky_rr_d3q27_f64_three_levels_cubic() {
+    let les = Les::Smagorinsky { constant: Les::SMAGORINSKY };
+    compare_les::<D3, D3Q27, f64>(16, 3, 48, Interpolation::Cubic, Collision::RecursiveRegularized, [0.0; 3], les);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn smagorinsky_trt_d3q19_f32_three_levels_two_pass_ghosts() {
+    let les = Les::Smagorinsky { constant: Les::SMAGORINSKY };
+    compare_les::<D3, D3Q19, f32>(32, 3, 32, Interpolation::Linear, Collision::trt(), [0.0; 3], les);
 }

@@ -1,8 +1,9 @@
 //! The physics flags every simulation example shares (`--collision`, `--magic`,
-//! `--magic-levels`), flattened into its arguments and case file.
+//! `--magic-levels`, `--les`, `--les-constant`), flattened into its arguments and case
+//! file.
 
 use anyhow::{bail, Result};
-use ramus::{Collision, MagicLevels};
+use ramus::{Collision, Les, MagicLevels};
 use serde::{Deserialize, Serialize};
 
 /// The collision operator (case-file keys of the same names).
@@ -20,6 +21,13 @@ pub struct CollisionFlags {
     /// diffusive (τ⁻ − ½ doubles per level: exact grid interfaces) [default: constant].
     #[arg(long)]
     pub magic_levels: Option<String>,
+    /// Subgrid model: none or smagorinsky (eddy viscosity from each cell's stress, filter
+    /// width = the cell size of its level); see ramus::Les.
+    #[arg(long, default_value = "none")]
+    pub les: String,
+    /// The Smagorinsky constant [default: 0.17].
+    #[arg(long)]
+    pub les_constant: Option<f64>,
 }
 
 impl CollisionFlags {
@@ -43,5 +51,16 @@ impl CollisionFlags {
         };
         c.validate()?;
         Ok(c)
+    }
+
+    /// The subgrid model, validated (`--les-constant` only with a model).
+    pub fn les(&self) -> Result<Les> {
+        let les = match (Les::parse(&self.les)?, self.les_constant) {
+            (Les::Smagorinsky { .. }, Some(constant)) => Les::Smagorinsky { constant },
+            (Les::None, Some(_)) => bail!("invalid les_constant: given with les = none"),
+            (les, None) => les,
+        };
+        les.validate()?;
+        Ok(les)
     }
 }

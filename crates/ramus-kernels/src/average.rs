@@ -36,6 +36,7 @@ use crate::block::{cell_coords, cell_index};
 use crate::interpolate::{add_scaled, join, scale_neq, shift_momentum, split, CommArgs, Split};
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
+use crate::les::{les_factors, LesTransfer};
 use crate::real::Real;
 use crate::stream::{load_cell, store_cell, Field};
 
@@ -60,7 +61,8 @@ fn group_cell(t0: usize, n: usize) -> usize {
 /// The coarse population of cell `j` from the `2^D` fine cells covering it: the mean of
 /// their densities, momenta and non-equilibrium parts, the latter rescaled by `factor`
 /// (`2τ_C/τ_F`; `factor_odd` for the odd part, see [`scale_neq`]), the momentum shifted by
-/// `shift` ([`shift_momentum`]), joined as `h^eq(ρ̄, j̄/ρ̄) + neq` ([`crate::interpolate::join`]).
+/// `shift` ([`shift_momentum`]); under LES (`les.c2 > 0`) the factors come from the mean
+/// non-equilibrium part's stress ([`les_factors`]); joined as `h^eq(ρ̄, j̄/ρ̄) + neq` ([`crate::interpolate::join`]).
 /// `fine(k, t)` returns the population of fine cell `t` of child `k`. Mass and momentum
 /// are the fine cells' mean, as with the paper's mean of populations; the equilibrium is
 /// rebuilt from the mean momentum instead of averaged, consistently with
@@ -71,6 +73,7 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     factor: F,
     factor_odd: F,
     shift: [F; 3],
+    les: &LesTransfer<F>,
     mut fine: G,
 ) -> L::Pop<F> {
     let nc = <L::Dim as Dim>::CHILDREN;
@@ -85,7 +88,14 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     for a in 0..3 {
         acc.j[a] *= inv;
     }
-    scale_neq::<L, F>(&mut acc.neq, inv * factor, inv * factor_odd);
+    if les.c2 > F::ZERO {
+        // LES: the factors of the mean non-equilibrium part's own stress.
+        scale_neq::<L, F>(&mut acc.neq, inv, inv);
+        let (even, odd) = les_factors::<L, F>(&acc.neq, acc.rho, les);
+        scale_neq::<L, F>(&mut acc.neq, even, odd);
+    } else {
+        scale_neq::<L, F>(&mut acc.neq, inv * factor, inv * factor_odd);
+    }
     shift_momentum(&mut acc, shift);
     join::<L, F>(&acc)
 }
@@ -137,8 +147,9 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F,
             }
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let h =
-            average::<L, F, _>(j, a.factor, a.factor_odd, a.shift, |k, t| load_cell::<L, F, false>(&fld, first + k, t));
+        let h = average::<L, F, _>(j, a.factor, a.factor_odd, a.shift, &a.les, |k, t| {
+            load_cell::<L, F, false>(&fld, first + k, t)
+        });
         store_cell::<L, F, ODD>(&fld, q, j, &h);
     }
 }

@@ -19,11 +19,13 @@
 //! `(1 − ω/2) S_i` with `S_i = w_i [3 (c_i − u)·F + 9 (c_i·u)(c_i·F)]`, which recovers the
 //! Navier–Stokes equations with the force to second order. TRT splits `S` into its odd
 //! part `3 w_i c_i·F` (relaxed with `1 − ω⁻/2`) and its even part (with `1 − ω⁺/2`), as
-//! Ginzburg et al. (2008, sec. 2) do. Without a force (every component zero, uniform over
+//! Ginzburg et al. (2008, sec. 2) do. With LES ([`crate::les`]) every operator relaxes
+//! with the cell's own rates from the Smagorinsky model. Without a force (every component zero, uniform over
 //! a launch) the operators run the unforced code, bit for bit.
 
 use crate::collide::{bgk, c_dot, equilibrium_dir, moments, usq_term};
 use crate::lattice::VelocitySet;
+use crate::les::{has_les, les_rates};
 use crate::real::Real;
 use crate::stream::StepParams;
 
@@ -44,10 +46,11 @@ impl Collision for Bgk {
     const NAME: &'static str = "bgk";
     #[inline(always)]
     fn collide<L: VelocitySet, F: Real>(h: &mut L::Pop<F>, p: &StepParams<F>) -> (F, [F; 3]) {
+        let omega = if has_les(p) { les_rates::<L, F>(h, p).0 } else { p.omega };
         if has_force(p) {
-            bgk_forced::<L, F>(h, p.omega, p.force)
+            bgk_forced::<L, F>(h, omega, p.force)
         } else {
-            bgk::<L, F>(h, p.omega)
+            bgk::<L, F>(h, omega)
         }
     }
 }
@@ -60,10 +63,11 @@ impl Collision for Trt {
     const NAME: &'static str = "trt";
     #[inline(always)]
     fn collide<L: VelocitySet, F: Real>(h: &mut L::Pop<F>, p: &StepParams<F>) -> (F, [F; 3]) {
+        let (wp, wm) = if has_les(p) { les_rates::<L, F>(h, p) } else { (p.omega, p.omega_minus) };
         if has_force(p) {
-            trt_impl::<L, F, true>(h, p.omega, p.omega_minus, p.force)
+            trt_impl::<L, F, true>(h, wp, wm, p.force)
         } else {
-            trt_impl::<L, F, false>(h, p.omega, p.omega_minus, [F::ZERO; 3])
+            trt_impl::<L, F, false>(h, wp, wm, [F::ZERO; 3])
         }
     }
 }

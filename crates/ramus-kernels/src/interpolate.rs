@@ -40,6 +40,7 @@ use crate::collide::{equilibrium_dir, moments, usq_term};
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
+use crate::les::{les_factors, LesTransfer};
 use crate::real::Real;
 use crate::stream::{load_cell, store_cell, Field};
 
@@ -312,6 +313,23 @@ pub fn shift_momentum<P, F: Real>(s: &mut Split<P, F>, shift: [F; 3]) {
     }
 }
 
+/// [`split`] with a transfer's factors: under LES ([`CommArgs::les`]) from the cell's
+/// own stress ([`les_factors`]), `factor` and `factor_odd` otherwise; the momentum then
+/// shifted by [`CommArgs::shift`].
+#[inline(always)]
+pub fn split_for<L: VelocitySet, F: Real>(h: &L::Pop<F>, a: &CommArgs<F>) -> Split<L::Pop<F>, F> {
+    let mut s = if a.les.c2 > F::ZERO {
+        let mut s = split::<L, F>(h, F::ONE, F::ONE);
+        let (even, odd) = les_factors::<L, F>(&s.neq, s.rho, &a.les);
+        scale_neq::<L, F>(&mut s.neq, even, odd);
+        s
+    } else {
+        split::<L, F>(h, a.factor, a.factor_odd)
+    };
+    shift_momentum(&mut s, a.shift);
+    s
+}
+
 /// The population `h^eq(ρ, j/ρ) + neq` of a split.
 #[inline(always)]
 pub fn join<L: VelocitySet, F: Real>(s: &Split<L::Pop<F>, F>) -> L::Pop<F> {
@@ -375,6 +393,9 @@ kernel_args! {
         /// Added to the transferred momentum: `(F_source − F_target)/2` for a body force
         /// `F` on the levels ([`shift_momentum`]); zero without one.
         pub shift: val [F; 3],
+        /// LES: the factors come from each cell's stress ([`crate::les::les_factors`])
+        /// instead of `factor`, `factor_odd` (`les.c2 = 0`: no LES).
+        pub les: val LesTransfer<F>,
         /// Interpolation: nonzero writes ghost cells only, zero every cell. Averaging:
         /// the `AVERAGE_*` mode of [`crate::average`].
         pub masked: val u32,
@@ -413,12 +434,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for Int
         let q = *a.parent.add(c) as usize;
         let k = c - *a.child.add(q) as usize;
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let (factor, factor_odd) = (a.factor, a.factor_odd);
-        let sample = |j: usize| {
-            let mut s = split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, j), factor, factor_odd);
-            shift_momentum(&mut s, a.shift);
-            s
-        };
+        let sample = |j: usize| split_for::<L, F>(&load_cell::<L, F, ODD>(&fld, q, j), a);
         let h = interpolate_split::<L, F, CUBIC, _>(k, t, sample);
         // The fine level is between its two steps of a coarse step: natural layout.
         store_cell::<L, F, false>(&fld, c, t, &h);
@@ -467,8 +483,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
             *g.slot.add(q) = pos as u32;
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let mut s = split::<L, F>(&load_cell::<L, F, ODD>(&fld, q, t), a.factor, a.factor_odd);
-        shift_momentum(&mut s, a.shift);
+        let s = split_for::<L, F>(&load_cell::<L, F, ODD>(&fld, q, t), a);
         let n = L::Q + 4;
         L::unroll(
             #[inline(always)]

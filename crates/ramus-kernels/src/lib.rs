@@ -16,6 +16,7 @@
 //! - [`collide`]: equilibrium, moments and BGK relaxation (section "Collision").
 //! - [`collision`]: the collision operators of the streaming kernel (BGK, TRT) and the body force.
 //! - [`regularized`]: the recursive regularized operator (the robust one for high Reynolds numbers).
+//! - [`les`]: the Smagorinsky eddy viscosity from the local stress, and its level-consistent transfers.
 //! - [`readout`]: the moments of every cell, for reading the solution.
 //! - [`stream`]: in-place streaming fused with collision, boundary conditions (sections "Streaming", "Lattice Boltzmann Method").
 //! - [`obstacle`]: solid cells, refinement toward obstacles, momentum-exchange forces (section "Flow Past a Square Cylinder").
@@ -43,6 +44,7 @@ pub mod guard;
 pub mod interpolate;
 pub mod lattice;
 pub mod launch;
+pub mod les;
 pub mod memory;
 pub mod obstacle;
 pub mod primitives;

@@ -51,10 +51,11 @@ impl Collision for Rr {
     const NAME: &'static str = "rr";
     #[inline(always)]
     fn collide<L: VelocitySet, F: Real>(h: &mut L::Pop<F>, p: &StepParams<F>) -> (F, [F; 3]) {
+        let omega = if crate::les::has_les(p) { crate::les::les_rates::<L, F>(h, p).0 } else { p.omega };
         if crate::collision::has_force(p) {
-            rr::<L, F, true>(h, p.omega, p.force)
+            rr::<L, F, true>(h, omega, p.force)
         } else {
-            rr::<L, F, false>(h, p.omega, [F::ZERO; 3])
+            rr::<L, F, false>(h, omega, [F::ZERO; 3])
         }
     }
 }

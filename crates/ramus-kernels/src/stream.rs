@@ -74,6 +74,10 @@ pub struct StepParams<F> {
     /// Body force density of the level (lattice units of the level; zero: none), applied
     /// by Guo's scheme (see [`crate::collision`]).
     pub force: [F; 3],
+    /// `C²` of the Smagorinsky model (0: no LES; see [`crate::les`]).
+    pub smagorinsky: F,
+    /// TRT's magic parameter `Λ` of the level, for its `τ⁻` under LES (0: unused).
+    pub magic: F,
     /// Wall velocity of each domain face, in the order of [`crate::block::face`].
     pub wall_u: [[F; 3]; 6],
     /// Wall density `ρ_w` of each face ([`FACE_PRESSURE`] faces).
@@ -82,7 +86,7 @@ pub struct StepParams<F> {
     pub face_kind: [u32; 8],
 }
 
-// SAFETY: `#[repr(C)]`; `F` fields (29 of them) then 8 `u32`: 4-byte types pack, and for
+// SAFETY: `#[repr(C)]`; `F` fields (31 of them) then 8 `u32`: 4-byte types pack, and for
 // 8-byte `F` the `u32` block starts and ends on an 8-byte boundary, so there is no padding.
 unsafe impl<F: Real> bytemuck::Zeroable for StepParams<F> {}
 unsafe impl<F: Real> bytemuck::Pod for StepParams<F> {}

@@ -6,6 +6,7 @@
 use ramus_kernels::collide::{bgk, equilibrium, moments};
 use ramus_kernels::collision::{trt, Bgk, Collision, Trt};
 use ramus_kernels::interpolate::scale_neq;
+use ramus_kernels::les::{has_les, les_rates};
 use ramus_kernels::regularized::Rr;
 use ramus_kernels::stream::StepParams;
 use ramus_kernels::{VelocitySet, D2Q9, D3Q19, D3Q27};
@@ -240,4 +241,46 @@ fn regularized_rebuilds_the_hydrodynamic_moments() {
     regularized::<D2Q9>();
     regularized::<D3Q19>();
     regularized::<D3Q27>();
+}
+
+/// Smagorinsky (1963) through the local stress (Hou et al. 1996): the relaxation time a
+/// collision uses satisfies `τ = τ₀ + 3 ν_t` with `ν_t = C² |S|`, `|S| = √(2 S:S)` and the
+/// strain rate of the same `τ`, `S = −Π/(2ρ c_s² τ)`; without the model the rates are the
+/// level's. TRT keeps `Λ` per cell.
+fn smagorinsky<L: VelocitySet>() {
+    let name = L::NAME;
+    let h0 = sample::<L>();
+    let (rho, u) = moments::<L, f64>(&h0);
+    let heq = equilibrium::<L, f64>(rho, u);
+    let n0: Vec<f64> = (0..L::Q).map(|i| h0[i] - heq[i]).collect();
+    let (pi, _, _) = moments23::<L>(&n0);
+    let pi_norm = pi.iter().flatten().map(|x| x * x).sum::<f64>().sqrt();
+    let (tau0, c) = (0.56, 0.17);
+    let mut p = StepParams::<f64> { omega: 1.0 / tau0, omega_minus: 1.0 / tau0, ..Default::default() };
+    assert!(!has_les(&p), "no model: the operators use the level's rates");
+    p.smagorinsky = c * c;
+    let (wp, wm) = les_rates::<L, f64>(&h0, &p);
+    let tau = 1.0 / wp;
+    let s_norm = 2f64.sqrt() * pi_norm / (2.0 * rho / 3.0 * tau);
+    let nu_t = (tau - tau0) / 3.0;
+    assert!(nu_t > 0.0, "{name}: eddy viscosity {nu_t}");
+    assert!((nu_t - c * c * s_norm).abs() <= 1e-12 * nu_t, "{name}: ν_t {nu_t} vs C²|S| {}", c * c * s_norm);
+    assert_eq!(wm, wp, "{name}: one-rate operators relax both parity parts alike");
+    // TRT: Λ kept per cell.
+    p.magic = 3.0 / 16.0;
+    let (wp, wm) = les_rates::<L, f64>(&h0, &p);
+    let (tp, tm) = (1.0 / wp, 1.0 / wm);
+    assert!(((tp - 0.5) * (tm - 0.5) - 3.0 / 16.0).abs() <= 1e-13, "{name}: Λ per cell");
+    // The square root used on both backends.
+    for x in [0.0, 1e-30, 2.0, 0.3, 12345.678, 1e20] {
+        let r = ramus_kernels::les::sqrt(x);
+        assert!((r - x.sqrt()).abs() <= 4.0 * f64::EPSILON * x.sqrt(), "sqrt({x}) = {r}");
+    }
+}
+
+#[test]
+fn smagorinsky_relaxation_time_is_self_consistent() {
+    smagorinsky::<D2Q9>();
+    smagorinsky::<D3Q19>();
+    smagorinsky::<D3Q27>();
 }

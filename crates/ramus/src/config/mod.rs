@@ -10,12 +10,14 @@ use crate::error::{Error, Result};
 
 mod collision;
 mod guard;
+mod les;
 mod obstacle;
 mod refinement;
 mod units;
 
 pub use collision::{Collision, MagicLevels};
 pub use guard::Guard;
+pub use les::Les;
 pub(crate) use obstacle::shapes;
 pub use obstacle::{Obstacle, Shape};
 pub use refinement::{Criterion, Interpolation, Refinement, WallRefinement};
@@ -247,6 +249,9 @@ pub struct ForestConfig {
     /// `F/(2ρ)`. Components must be finite with `|F| ≤` [`MAX_BODY_FORCE`].
     #[serde(default)]
     pub body_force: [f64; 3],
+    /// Subgrid model (default none).
+    #[serde(default)]
+    pub les: Les,
     /// Where to run.
     #[serde(default)]
     pub backend: Backend,
@@ -271,6 +276,7 @@ impl ForestConfig {
             fluid: Fluid::Viscosity { nu: 1.0 / 6.0 },
             collision: Collision::Bgk,
             body_force: [0.0; 3],
+            les: Les::None,
             backend: Backend::Auto,
             refinement: Refinement::default(),
             obstacles: Vec::new(),
@@ -341,6 +347,12 @@ impl ForestConfig {
     /// Sets the body force density (root lattice units).
     pub fn body_force(mut self, force: [f64; 3]) -> Self {
         self.body_force = force;
+        self
+    }
+
+    /// Sets the subgrid model.
+    pub fn les(mut self, les: Les) -> Self {
+        self.les = les;
         self
     }
 
@@ -437,6 +449,7 @@ impl ForestConfig {
         self.refinement.validate(dim)?;
         self.guard.validate()?;
         self.collision.validate()?;
+        self.les.validate()?;
         let f = self.body_force;
         let magnitude = f.iter().map(|v| v * v).sum::<f64>().sqrt();
         if !(magnitude.is_finite() && magnitude <= MAX_BODY_FORCE) {

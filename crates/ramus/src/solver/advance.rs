@@ -24,6 +24,7 @@ use ramus_kernels::interpolate::{
     coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, GhostArgs, InterpolateChildren, InterpolateGhosts,
     RescaleParents,
 };
+use ramus_kernels::les::LesTransfer;
 use ramus_kernels::regularized::Rr;
 use ramus_kernels::stream::{StreamArgs, StreamCollide};
 use ramus_kernels::{Dim, VelocitySet};
@@ -61,6 +62,7 @@ pub(crate) struct Transfer<F> {
     factor: f64,
     factor_odd: f64,
     shift: [F; 3],
+    les: LesTransfer<F>,
 }
 
 /// Communication arguments between a coarse level and the next finer one, for `list`.
@@ -85,6 +87,7 @@ fn comm_args<'a, D: Dim, F: Float>(
         factor: F::from_f64(transfer.factor),
         factor_odd: F::from_f64(transfer.factor_odd),
         shift: transfer.shift,
+        les: transfer.les,
         masked: masked as u32,
     }
 }
@@ -121,6 +124,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             factor: coarse_to_fine_factor(self.taus[l], self.taus[l + 1]),
             factor_odd: coarse_to_fine_factor(self.taus_odd[l], self.taus_odd[l + 1]),
             shift: self.momentum_shift(l, l + 1),
+            les: self.les_transfer(l, l + 1),
         }
     }
 
@@ -131,6 +135,23 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             factor: fine_to_coarse_factor(self.taus[l], self.taus[l + 1]),
             factor_odd: fine_to_coarse_factor(self.taus_odd[l], self.taus_odd[l + 1]),
             shift: self.momentum_shift(l + 1, l),
+            les: self.les_transfer(l + 1, l),
+        }
+    }
+
+    /// The LES fields of a transfer from level `s` to level `t` (see
+    /// [`ramus_kernels::les::les_factors`]); `c2 = 0` without LES.
+    fn les_transfer(&self, s: usize, t: usize) -> LesTransfer<F> {
+        if self.les_c2 == 0.0 {
+            return LesTransfer::default();
+        }
+        LesTransfer {
+            c2: F::from_f64(self.les_c2),
+            tau_source: F::from_f64(self.taus[s]),
+            tau_target: F::from_f64(self.taus[t]),
+            magic_source: self.params[s].magic,
+            magic_target: self.params[t].magic,
+            ratio: F::from_f64(if t > s { 0.5 } else { 2.0 }),
         }
     }
 

@@ -26,6 +26,8 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     pub taus_odd: Vec<f64>,
     /// The collision operator of every level.
     pub collision: Collision,
+    /// `C²` of the Smagorinsky model (0: no LES).
+    pub les_c2: f64,
     /// Step parameters of each level.
     pub params: Vec<StepParams<F>>,
     pub interpolation: Interpolation,
@@ -60,6 +62,15 @@ pub(crate) fn level_taus(tau0: f64, levels: usize) -> Vec<f64> {
     t
 }
 
+/// TRT's magic parameter of a level with relaxation times `tau`, `tau_odd`,
+/// `(τ⁺ − ½)(τ⁻ − ½)`, which LES keeps per cell; 0 for the one-rate operators.
+pub(crate) fn level_magic(collision: Collision, tau: f64, tau_odd: f64) -> f64 {
+    match collision {
+        Collision::Trt { .. } => (tau - 0.5) * (tau_odd - 0.5),
+        _ => 0.0,
+    }
+}
+
 impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// A pool of `capacity` blocks (zeroed: the rest state), with per-level parameters
     /// for root relaxation time `tau0`, `levels` levels and `config`'s boundaries,
@@ -78,10 +89,14 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let taus = level_taus(tau0, levels);
         let taus_odd = collision.odd_taus(&taus);
         // The wall velocity in lattice units is the same on every level (Δx_L/Δt_L = 1).
+        let les_c2 = config.les.c2();
         let params = (0..levels)
             .map(|l| {
                 let force = super::params::level_force(config.body_force, l);
-                super::step_params::<F>(taus[l], taus_odd[l], force, boundaries)
+                let mut p = super::step_params::<F>(taus[l], taus_odd[l], force, boundaries);
+                p.smagorinsky = F::from_f64(les_c2);
+                p.magic = F::from_f64(level_magic(collision, taus[l], taus_odd[l]));
+                p
             })
             .collect();
         Ok(Solver {
@@ -89,6 +104,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             taus,
             taus_odd,
             collision,
+            les_c2,
             params,
             interpolation,
             schedule: Schedule::new(dev, levels),
