@@ -21,8 +21,8 @@
 //! by `k τ_t/τ_s` (BGK's `τ_F/(2τ_C)` with the cells' total relaxation times; per parity
 //! part for TRT) — [`les_factors`].
 //!
-//! The square roots are Newton iterations in `f64` ([`sqrt`]): `core` has no square
-//! root, and the same operations on both backends keep CPU and CUDA bitwise equal.
+//! The square roots are IEEE-rounded on both backends ([`sqrt`]), which keeps CPU and
+//! CUDA bitwise equal.
 
 use crate::collide::{equilibrium_dir, moments, usq_term};
 use crate::collision::{forced_velocity, has_force};
@@ -30,18 +30,23 @@ use crate::lattice::VelocitySet;
 use crate::real::Real;
 use crate::stream::StepParams;
 
-/// `√x` for `x ≥ 0` (0 otherwise): six Newton steps from the exponent-halved guess,
-/// within a few units in the last place of `f64`; deterministic on every backend.
+/// `√x` for `x ≥ 0` (0 otherwise), correctly rounded (IEEE 754) on both backends, hence
+/// bit for bit the same: PTX's `sqrt.rn.f64` on the GPU, `libm`'s on the CPU (`core` has
+/// none). A hand-written Newton iteration, deterministic too, made the LES kernels
+/// compute-bound (BENCHMARKS.md).
 #[inline(always)]
 pub fn sqrt(x: f64) -> f64 {
     if !(x > 0.0) {
         return 0.0;
     }
-    let mut y = f64::from_bits((x.to_bits() >> 1) + (1023u64 << 51));
-    for _ in 0..6 {
-        y = 0.5 * (y + x / y);
+    #[cfg(target_arch = "nvptx64")]
+    {
+        core::intrinsics::sqrtf64(x)
     }
-    y
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        libm::sqrt(x)
+    }
 }
 
 /// `|Π| = √(Π:Π)` of the non-equilibrium part `neq` (off-diagonal entries counted twice).
