@@ -384,8 +384,9 @@ impl ForestConfig {
     /// [`Boundary::Wall`] velocity with a component normal to its face (walls are
     /// impermeable: only [`Boundary::Velocity`] inlets may push fluid through a face);
     /// outlet densities outside `1 ± MAX_DENSITY_OFFSET`; a body force that is not finite,
-    /// exceeds [`MAX_BODY_FORCE`] or has a z component in 2D; the refinement, guard and
-    /// obstacle values; a root τ outside `(½ + TAU_MARGIN, MAX_TAU]`.
+    /// exceeds [`MAX_BODY_FORCE`] or has a z component in 2D; the collision operator's and
+    /// the subgrid model's parameters ([`Collision::validate`], [`Les::validate`]); the
+    /// refinement, guard and obstacle values; a root τ outside `(½ + TAU_MARGIN, MAX_TAU]`.
     pub fn validate(&self, dim: usize) -> Result<f64> {
         if dim != 2 && dim != 3 {
             return Err(Error::invalid("dim", dim, "2 or 3"));
