@@ -163,6 +163,15 @@ fn cavity_re100_smagorinsky_matches_ghia() {
     }
 }
 
+/// The gradient models (eddy viscosity from finite-difference velocity gradients,
+/// `ramus_kernels::eddy`), WALE on BGK and Vreman on RR, at their default constants: at
+/// Re 100 on 128² the flow is resolved and the profiles stay within the tolerance.
+#[test]
+fn cavity_re100_wale_and_vreman_match_ghia() {
+    check_les(100, 20.0, &[], Collision::Bgk, Les::Wale { constant: Les::WALE });
+    check_les(100, 20.0, &[], Collision::RecursiveRegularized, Les::Vreman { constant: Les::VREMAN });
+}
+
 #[test]
 #[cfg_attr(
     not(feature = "long-validation"),
@@ -218,6 +227,17 @@ fn cavity_re1000_three_levels_rr_matches_ghia() {
 )]
 fn cavity_re1000_three_levels_rr_smagorinsky_matches_ghia() {
     three_levels(Collision::RecursiveRegularized, Les::Smagorinsky { constant: Les::SMAGORINSKY });
+}
+
+/// [`cavity_re1000_three_levels_matches_ghia`] with RR and WALE: the eddy viscosities
+/// carried through refinement, coarsening and the per-step transfers.
+#[test]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
+fn cavity_re1000_three_levels_rr_wale_matches_ghia() {
+    three_levels(Collision::RecursiveRegularized, Les::Wale { constant: Les::WALE });
 }
 
 fn three_levels(collision: Collision, les: Les) {

@@ -3,7 +3,7 @@
 //! 2D and 3D; damaged or foreign files give named errors.
 
 use ramus::cases::cavity::Cavity;
-use ramus::{Backend, CheckpointProblem, Criterion, Error, Float, Forest, ForestConfig, Refinement, VelocitySet};
+use ramus::{Backend, CheckpointProblem, Criterion, Error, Float, Forest, ForestConfig, Les, Refinement, VelocitySet};
 use ramus::{Dim, D2, D2Q9, D3, D3Q19};
 
 fn amr_cavity(dim: u32, n: usize, levels: usize) -> ForestConfig {
@@ -61,6 +61,15 @@ fn restart_is_bitwise<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(config: ForestC
 #[test]
 fn restart_continues_a_2d_amr_run_bitwise() {
     restart_is_bitwise::<D2, D2Q9, f64>(amr_cavity(2, 32, 3), 160, "2d");
+}
+
+/// Under a gradient LES model the cells carry their eddy viscosities, which the grid
+/// transfers read before the cells collide again (the first ghost exchange after the
+/// restart): the checkpoint stores them with the populations.
+#[test]
+fn restart_continues_a_2d_amr_wale_run_bitwise() {
+    let config = amr_cavity(2, 32, 3).les(Les::Wale { constant: Les::WALE });
+    restart_is_bitwise::<D2, D2Q9, f64>(config, 160, "2d-wale");
 }
 
 #[test]

@@ -128,10 +128,10 @@ fn invalid_input_exits_with_code_2_before_running() {
         (vec!["--n", "16", "--collision", "trt", "--magic", "0"], "cavity", "collision.magic"),
         (vec!["--n", "16", "--magic", "0.25"], "cavity", "magic"),
         (vec!["--collision", "trt", "--magic-levels", "sometimes"], "cylinder", "magic_levels"),
-        (vec!["--n", "16", "--les", "wale"], "cavity", "les"),
+        (vec!["--n", "16", "--les", "sigma"], "cavity", "les"),
         (vec!["--n", "16", "--les", "smagorinsky", "--les-constant", "2"], "cavity", "les.constant"),
         (vec!["--n", "16", "--les-constant", "0.1"], "cavity", "les_constant"),
-        (vec!["--les", "vreman"], "cylinder", "les"),
+        (vec!["--les", "vreman", "--les-constant", "1.5"], "cylinder", "les.constant"),
     ];
     for (args, ex, word) in cases {
         let out = out_dir("invalid");

@@ -256,3 +256,37 @@ fn smagorinsky_trt_d3q19_f32_three_levels_two_pass_ghosts() {
     let les = Les::Smagorinsky { constant: Les::SMAGORINSKY };
     compare_les::<D3, D3Q19, f32>(32, 3, 32, Interpolation::Linear, Collision::trt(), [0.0; 3], les);
 }
+
+/// WALE and Vreman (finite-difference velocity gradients, eddy viscosities carried by
+/// the transfers) with each operator, 2D and 3D, both precisions, with a body force.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gradient_les_every_operator_d2q9_f64_three_levels() {
+    for les in [Les::Wale { constant: Les::WALE }, Les::Vreman { constant: Les::VREMAN }] {
+        for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized] {
+            compare_les::<D2, D2Q9, f64>(64, 3, 96, Interpolation::Linear, collision, [0.0; 3], les);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn wale_rr_d3q27_f32_three_levels_cubic_forced() {
+    let les = Les::Wale { constant: Les::WALE };
+    compare_les::<D3, D3Q27, f32>(
+        16,
+        3,
+        48,
+        Interpolation::Cubic,
+        Collision::RecursiveRegularized,
+        [1e-6, 0.0, 0.0],
+        les,
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn vreman_trt_d3q19_f32_three_levels_two_pass_ghosts() {
+    let les = Les::Vreman { constant: Les::VREMAN };
+    compare_les::<D3, D3Q19, f32>(32, 3, 32, Interpolation::Linear, Collision::trt(), [0.0; 3], les);
+}

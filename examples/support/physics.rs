@@ -21,11 +21,12 @@ pub struct CollisionFlags {
     /// diffusive (τ⁻ − ½ doubles per level: exact grid interfaces) [default: constant].
     #[arg(long)]
     pub magic_levels: Option<String>,
-    /// Subgrid model: none or smagorinsky (eddy viscosity from each cell's stress, filter
-    /// width = the cell size of its level); see ramus::Les.
+    /// Subgrid model: none, smagorinsky (eddy viscosity from each cell's stress), wale or
+    /// vreman (from finite-difference velocity gradients); filter width = the cell size of
+    /// each level; see ramus::Les.
     #[arg(long, default_value = "none")]
     pub les: String,
-    /// The Smagorinsky constant [default: 0.17].
+    /// The model's constant [default: smagorinsky C = 0.17, wale C_w = 0.5, vreman c = 0.07].
     #[arg(long)]
     pub les_constant: Option<f64>,
 }
@@ -56,8 +57,8 @@ impl CollisionFlags {
     /// The subgrid model, validated (`--les-constant` only with a model).
     pub fn les(&self) -> Result<Les> {
         let les = match (Les::parse(&self.les)?, self.les_constant) {
-            (Les::Smagorinsky { .. }, Some(constant)) => Les::Smagorinsky { constant },
             (Les::None, Some(_)) => bail!("invalid les_constant: given with les = none"),
+            (les, Some(constant)) => les.with_constant(constant),
             (les, None) => les,
         };
         les.validate()?;

@@ -33,10 +33,12 @@ pub const AVERAGE_NOT_GHOST: u32 = 1;
 /// four cells deep).
 pub const AVERAGE_INTERFACE: u32 = 2;
 use crate::block::{cell_coords, cell_index};
-use crate::interpolate::{add_scaled, join, scale_neq, shift_momentum, split, CommArgs, Split};
+use crate::interpolate::{
+    add_scaled, cell_eddy, join, scale_neq, set_cell_eddy, shift_momentum, split, CommArgs, Split,
+};
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
-use crate::les::{les_factors, LesTransfer};
+use crate::les::{eddy_factors, les_factors, LesTransfer};
 use crate::real::Real;
 use crate::stream::{load_cell, store_cell, Field};
 
@@ -76,11 +78,30 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     les: &LesTransfer<F>,
     mut fine: G,
 ) -> L::Pop<F> {
+    average_eddy::<L, F, _>(j, factor, factor_odd, shift, les, |k, t| (fine(k, t), F::ZERO)).0
+}
+
+/// [`average`] under any LES model: `fine(k, t)` also returns the fine cell's eddy
+/// viscosity, and the result the coarse cell's. Under a gradient model (`les.eddy > 0`,
+/// [`crate::eddy`]) the factors come from the fine cells' mean eddy viscosity
+/// ([`eddy_factors`]), and the coarse cell's is that mean times `k = 2`; otherwise the
+/// eddy viscosity returned is 0.
+#[inline(always)]
+pub fn average_eddy<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> (L::Pop<F>, F)>(
+    j: usize,
+    factor: F,
+    factor_odd: F,
+    shift: [F; 3],
+    les: &LesTransfer<F>,
+    mut fine: G,
+) -> (L::Pop<F>, F) {
     let nc = <L::Dim as Dim>::CHILDREN;
     let (k, t0) = covering_child(j);
     let mut acc = Split::<L::Pop<F>, F>::default();
     for n in 0..nc {
-        let s = split::<L, F>(&fine(k, group_cell(t0, n)), F::ONE, F::ONE);
+        let (h, nu) = fine(k, group_cell(t0, n));
+        let mut s = split::<L, F>(&h, F::ONE, F::ONE);
+        s.nu = nu;
         add_scaled::<L, F>(&mut acc, F::ONE, &s);
     }
     let inv = F::ONE / F::from_f64(nc as f64);
@@ -88,7 +109,15 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     for a in 0..3 {
         acc.j[a] *= inv;
     }
-    if les.c2 > F::ZERO {
+    let mut nu = F::ZERO;
+    if les.eddy > F::ZERO {
+        // A gradient model: the factors of the fine cells' mean eddy viscosity.
+        let mean = acc.nu * inv;
+        scale_neq::<L, F>(&mut acc.neq, inv, inv);
+        let (even, odd) = eddy_factors(mean, les);
+        scale_neq::<L, F>(&mut acc.neq, even, odd);
+        nu = les.ratio * mean;
+    } else if les.c2 > F::ZERO {
         // LES: the factors of the mean non-equilibrium part's own stress.
         scale_neq::<L, F>(&mut acc.neq, inv, inv);
         let (even, odd) = les_factors::<L, F>(&acc.neq, acc.rho, les);
@@ -97,7 +126,7 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
         scale_neq::<L, F>(&mut acc.neq, inv * factor, inv * factor_odd);
     }
     shift_momentum(&mut acc, shift);
-    join::<L, F>(&acc)
+    (join::<L, F>(&acc), nu)
 }
 
 /// Fine → coarse averaging over the cells of a list of parent blocks: item `i` is coarse
@@ -147,9 +176,10 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F,
             }
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let h = average::<L, F, _>(j, a.factor, a.factor_odd, a.shift, &a.les, |k, t| {
-            load_cell::<L, F, false>(&fld, first + k, t)
+        let (h, nu) = average_eddy::<L, F, _>(j, a.factor, a.factor_odd, a.shift, &a.les, |k, t| {
+            (load_cell::<L, F, false>(&fld, first + k, t), cell_eddy::<L, F>(a, first + k, t))
         });
         store_cell::<L, F, ODD>(&fld, q, j, &h);
+        set_cell_eddy::<L, F>(a, q, j, nu);
     }
 }

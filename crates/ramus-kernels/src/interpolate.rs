@@ -40,7 +40,7 @@ use crate::collide::{equilibrium_dir, moments, usq_term};
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
-use crate::les::{les_factors, LesTransfer};
+use crate::les::{eddy_factors, les_factors, LesTransfer};
 use crate::real::Real;
 use crate::stream::{load_cell, store_cell, Field};
 
@@ -255,12 +255,14 @@ fn interpolate_populations<L: VelocitySet, F: Real, const CUBIC: bool, G: FnMut(
 }
 
 /// A population split for grid transfers: density, momentum and the non-equilibrium part
-/// (already rescaled by the transfer's factor).
+/// (already rescaled by the transfer's factor), and under a gradient LES model the
+/// eddy viscosity it carries, in the target level's units ([`crate::eddy`]; 0 otherwise).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Split<P, F> {
     pub rho: F,
     pub j: [F; 3],
     pub neq: P,
+    pub nu: F,
 }
 
 /// `acc += w · s`, component by component.
@@ -270,6 +272,7 @@ pub fn add_scaled<L: VelocitySet, F: Real>(acc: &mut Split<L::Pop<F>, F>, w: F, 
     for a in 0..3 {
         acc.j[a] += w * s.j[a];
     }
+    acc.nu += w * s.nu;
     L::unroll(
         #[inline(always)]
         |i| acc.neq[i] += w * s.neq[i],
@@ -288,7 +291,7 @@ pub fn split<L: VelocitySet, F: Real>(h: &L::Pop<F>, factor: F, factor_odd: F) -
         |i| neq[i] = h[i] - equilibrium_dir::<L, F>(i, rho, u, usq),
     );
     scale_neq::<L, F>(&mut neq, factor, factor_odd);
-    Split { rho, j: [rho * u[0], rho * u[1], rho * u[2]], neq }
+    Split { rho, j: [rho * u[0], rho * u[1], rho * u[2]], neq, nu: F::ZERO }
 }
 
 /// Adds `shift` to a split's momentum unless it is zero: the transfers carry the first
@@ -313,12 +316,19 @@ pub fn shift_momentum<P, F: Real>(s: &mut Split<P, F>, shift: [F; 3]) {
     }
 }
 
-/// [`split`] with a transfer's factors: under LES ([`CommArgs::les`]) from the cell's
-/// own stress ([`les_factors`]), `factor` and `factor_odd` otherwise; the momentum then
-/// shifted by [`CommArgs::shift`].
+/// [`split`] with a transfer's factors: under Smagorinsky's LES ([`CommArgs::les`]) from
+/// the cell's own stress ([`les_factors`]), under a gradient model from its eddy
+/// viscosity `nu` ([`eddy_factors`], which the split carries on as `k ν_t`), `factor` and
+/// `factor_odd` otherwise; the momentum then shifted by [`CommArgs::shift`].
 #[inline(always)]
-pub fn split_for<L: VelocitySet, F: Real>(h: &L::Pop<F>, a: &CommArgs<F>) -> Split<L::Pop<F>, F> {
-    let mut s = if a.les.c2 > F::ZERO {
+pub fn split_for<L: VelocitySet, F: Real>(h: &L::Pop<F>, nu: F, a: &CommArgs<F>) -> Split<L::Pop<F>, F> {
+    let mut s = if a.les.eddy > F::ZERO {
+        let mut s = split::<L, F>(h, F::ONE, F::ONE);
+        let (even, odd) = eddy_factors(nu, &a.les);
+        scale_neq::<L, F>(&mut s.neq, even, odd);
+        s.nu = a.les.ratio * nu;
+        s
+    } else if a.les.c2 > F::ZERO {
         let mut s = split::<L, F>(h, F::ONE, F::ONE);
         let (even, odd) = les_factors::<L, F>(&s.neq, s.rho, &a.les);
         scale_neq::<L, F>(&mut s.neq, even, odd);
@@ -360,11 +370,46 @@ pub fn join<L: VelocitySet, F: Real>(s: &Split<L::Pop<F>, F>) -> L::Pop<F> {
 pub fn interpolate_split<L: VelocitySet, F: Real, const CUBIC: bool, G: FnMut(usize) -> Split<L::Pop<F>, F>>(
     k: usize,
     t: usize,
-    mut coarse: G,
+    coarse: G,
 ) -> L::Pop<F> {
+    join::<L, F>(&interpolate_acc::<L, F, CUBIC, G>(k, t, coarse))
+}
+
+/// The interpolated split of fine cell `t` of child `k` ([`interpolate_split`] before the
+/// join): its eddy viscosity too.
+#[inline(always)]
+pub fn interpolate_acc<L: VelocitySet, F: Real, const CUBIC: bool, G: FnMut(usize) -> Split<L::Pop<F>, F>>(
+    k: usize,
+    t: usize,
+    mut coarse: G,
+) -> Split<L::Pop<F>, F> {
     let mut acc = Split::<L::Pop<F>, F>::default();
     weights::<L::Dim, F, CUBIC>(k, t, |j, w| add_scaled::<L, F>(&mut acc, w, &coarse(j)));
-    join::<L, F>(&acc)
+    acc
+}
+
+/// The eddy viscosity of cell `t` of block `b` under a gradient LES model (0 otherwise).
+///
+/// # Safety
+/// Under a gradient model `a.eddy` must hold block `b`.
+#[inline(always)]
+pub unsafe fn cell_eddy<L: VelocitySet, F: Real>(a: &CommArgs<F>, b: usize, t: usize) -> F {
+    if a.les.eddy > F::ZERO {
+        *a.eddy.add(b * <L::Dim as Dim>::BLOCK_CELLS + t)
+    } else {
+        F::ZERO
+    }
+}
+
+/// Writes the eddy viscosity `nu` of cell `t` of block `b` under a gradient LES model.
+///
+/// # Safety
+/// As for [`cell_eddy`].
+#[inline(always)]
+pub unsafe fn set_cell_eddy<L: VelocitySet, F: Real>(a: &CommArgs<F>, b: usize, t: usize, nu: F) {
+    if a.les.eddy > F::ZERO {
+        *a.eddy.add(b * <L::Dim as Dim>::BLOCK_CELLS + t) = nu;
+    }
 }
 
 kernel_args! {
@@ -401,6 +446,10 @@ kernel_args! {
         pub masked: val u32,
         /// Per-block solid-cell masks (see [`crate::stream::Field::solid`]).
         pub solid: ref u64,
+        /// Per-cell eddy viscosities of every level under a gradient LES model
+        /// ([`crate::eddy::EddyField::eddy`]): read from the sources, written to the
+        /// targets. Unused (may be empty) unless `les.eddy > 0`.
+        pub eddy: mut F,
     }
 }
 
@@ -434,10 +483,11 @@ impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for Int
         let q = *a.parent.add(c) as usize;
         let k = c - *a.child.add(q) as usize;
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let sample = |j: usize| split_for::<L, F>(&load_cell::<L, F, ODD>(&fld, q, j), a);
-        let h = interpolate_split::<L, F, CUBIC, _>(k, t, sample);
+        let sample = |j: usize| split_for::<L, F>(&load_cell::<L, F, ODD>(&fld, q, j), cell_eddy::<L, F>(a, q, j), a);
+        let acc = interpolate_acc::<L, F, CUBIC, _>(k, t, sample);
         // The fine level is between its two steps of a coarse step: natural layout.
-        store_cell::<L, F, false>(&fld, c, t, &h);
+        store_cell::<L, F, false>(&fld, c, t, &join::<L, F>(&acc));
+        set_cell_eddy::<L, F>(a, c, t, acc.nu);
     }
 }
 
@@ -450,10 +500,16 @@ kernel_args! {
         /// Per block: its position in the parent list (read for the children's parents).
         pub slot: mut u32,
         /// Split parent cells ([`split`]): component `i` of cell `t` at
-        /// `((slot · (Q + 4)) + i) 4^D + t`, components `0 … Q − 1` the rescaled
-        /// non-equilibrium part, then `ρ` and `ρu`.
+        /// `((slot · (Q + 5)) + i) 4^D + t`, components `0 … Q − 1` the rescaled
+        /// non-equilibrium part, then `ρ`, `ρu` and the carried eddy viscosity.
         pub scratch: mut F,
     }
+}
+
+/// Values per cell of a split in the ghost exchange's scratch ([`GhostArgs::scratch`]):
+/// the `Q` non-equilibrium components, `ρ`, `ρu` and the eddy viscosity.
+pub const fn split_values<L: VelocitySet>() -> usize {
+    L::Q + 5
 }
 
 /// First half of the per-step ghost exchange: every cell of each listed parent, read in AA
@@ -468,7 +524,10 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
     type Args = GhostArgs<F>;
 
     fn max_items(l: &GhostArgs<F, Lens>) -> Option<usize> {
-        Some(l.comm.list.min(l.scratch / ((L::Q + 4) * <L::Dim as Dim>::BLOCK_CELLS)) * <L::Dim as Dim>::BLOCK_CELLS)
+        Some(
+            l.comm.list.min(l.scratch / (split_values::<L>() * <L::Dim as Dim>::BLOCK_CELLS))
+                * <L::Dim as Dim>::BLOCK_CELLS,
+        )
     }
     const THREADS: u32 = 128;
 
@@ -483,8 +542,8 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
             *g.slot.add(q) = pos as u32;
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let s = split_for::<L, F>(&load_cell::<L, F, ODD>(&fld, q, t), a);
-        let n = L::Q + 4;
+        let s = split_for::<L, F>(&load_cell::<L, F, ODD>(&fld, q, t), cell_eddy::<L, F>(a, q, t), a);
+        let n = split_values::<L>();
         L::unroll(
             #[inline(always)]
             |k| *g.scratch.add((pos * n + k) * m + t) = s.neq[k],
@@ -493,6 +552,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
         for d in 0..3 {
             *g.scratch.add((pos * n + L::Q + 1 + d) * m + t) = s.j[d];
         }
+        *g.scratch.add((pos * n + L::Q + 4) * m + t) = s.nu;
     }
 }
 
@@ -522,7 +582,7 @@ impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L,
         }
         let q = *a.parent.add(c) as usize;
         let k = c - *a.child.add(q) as usize;
-        let base = *g.slot.add(q) as usize * (L::Q + 4) * m;
+        let base = *g.slot.add(q) as usize * split_values::<L>() * m;
         let sample = |j: usize| {
             let mut s = Split::<L::Pop<F>, F>::default();
             L::unroll(
@@ -533,10 +593,12 @@ impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L,
             for d in 0..3 {
                 s.j[d] = *g.scratch.add(base + (L::Q + 1 + d) * m + j);
             }
+            s.nu = *g.scratch.add(base + (L::Q + 4) * m + j);
             s
         };
-        let h = interpolate_split::<L, F, CUBIC, _>(k, t, sample);
+        let acc = interpolate_acc::<L, F, CUBIC, _>(k, t, sample);
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        store_cell::<L, F, false>(&fld, c, t, &h);
+        store_cell::<L, F, false>(&fld, c, t, &join::<L, F>(&acc));
+        set_cell_eddy::<L, F>(a, c, t, acc.nu);
     }
 }

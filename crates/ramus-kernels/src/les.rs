@@ -125,11 +125,11 @@ pub fn les_rates<L: VelocitySet, F: Real>(h: &L::Pop<F>, p: &StepParams<F>) -> (
     (F::from_f64(1.0 / tau), F::from_f64(1.0 / tau_odd))
 }
 
-/// The LES fields of a grid transfer (see [`les_factors`]).
+/// The LES fields of a grid transfer (see [`les_factors`], [`eddy_factors`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LesTransfer<F> {
-    /// `C²` (0: no LES, the transfer's fixed factors apply).
+    /// Smagorinsky's `C²` (0: the factors do not come from the cell's stress).
     pub c2: F,
     /// `τ₀` (molecular) of the source and the target level.
     pub tau_source: F,
@@ -139,24 +139,41 @@ pub struct LesTransfer<F> {
     pub magic_target: F,
     /// `k`: ½ to the finer level, 2 to the coarser.
     pub ratio: F,
+    /// Positive under a gradient model ([`crate::eddy`]): the factors come from the eddy
+    /// viscosity each cell carries ([`eddy_factors`]), which the transfer carries along.
+    pub eddy: F,
 }
 
-// SAFETY: `#[repr(C)]`, six fields of one `Real` type: no padding.
+// SAFETY: `#[repr(C)]`, seven fields of one `Real` type: no padding.
 unsafe impl<F: Real> bytemuck::Zeroable for LesTransfer<F> {}
 unsafe impl<F: Real> bytemuck::Pod for LesTransfer<F> {}
 
-/// Rescaling factors `(even, odd)` of a transfer of a source cell with non-equilibrium
-/// part `neq` and density `rho` under LES (see the module docs): `k τ_t/τ_s` with
-/// `τ_s` from the cell's `|Π|` and `τ_t = τ₀_t + k (τ_s − τ₀_s)`; the odd factor with
-/// TRT's `τ⁻` of each level's `Λ`.
+/// Rescaling factors `(even, odd)` of a transfer from a source cell of total relaxation
+/// time `ts` (see the module docs): `k τ_t/τ_s` with `τ_t = τ₀_t + k (τ_s − τ₀_s)`; the odd
+/// factor with TRT's `τ⁻` of each level's `Λ`.
 #[inline(always)]
-pub fn les_factors<L: VelocitySet, F: Real>(neq: &L::Pop<F>, rho: F, les: &LesTransfer<F>) -> (F, F) {
-    let norm = stress_norm::<L, F>(neq);
+fn transfer_factors<F: Real>(ts: f64, les: &LesTransfer<F>) -> (F, F) {
     let (t0s, t0t, k) = (les.tau_source.to_f64(), les.tau_target.to_f64(), les.ratio.to_f64());
-    let ts = smagorinsky_tau(t0s, norm, rho.to_f64(), les.c2.to_f64());
     let tt = t0t + k * (ts - t0s);
     let even = k * tt / ts;
     let (ms, mt) = (les.magic_source.to_f64(), les.magic_target.to_f64());
     let odd = if ms > 0.0 { k * magic_tau(tt, mt) / magic_tau(ts, ms) } else { even };
     (F::from_f64(even), F::from_f64(odd))
+}
+
+/// Rescaling factors `(even, odd)` of a transfer of a source cell with non-equilibrium
+/// part `neq` and density `rho` under Smagorinsky's model (see the module docs): `τ_s`
+/// from the cell's `|Π|`.
+#[inline(always)]
+pub fn les_factors<L: VelocitySet, F: Real>(neq: &L::Pop<F>, rho: F, les: &LesTransfer<F>) -> (F, F) {
+    let norm = stress_norm::<L, F>(neq);
+    let t0s = les.tau_source.to_f64();
+    transfer_factors(smagorinsky_tau(t0s, norm, rho.to_f64(), les.c2.to_f64()), les)
+}
+
+/// Rescaling factors `(even, odd)` of a transfer of a source cell with eddy viscosity
+/// `nu` under a gradient model ([`crate::eddy`]): `τ_s = τ₀_s + 3ν_t`.
+#[inline(always)]
+pub fn eddy_factors<F: Real>(nu: F, les: &LesTransfer<F>) -> (F, F) {
+    transfer_factors(les.tau_source.to_f64() + 3.0 * nu.to_f64(), les)
 }

@@ -17,6 +17,7 @@
 //! - [`collision`]: the collision operators of the streaming kernel (BGK, TRT) and the body force.
 //! - [`regularized`]: the recursive regularized operator (the robust one for high Reynolds numbers).
 //! - [`les`]: the Smagorinsky eddy viscosity from the local stress, and its level-consistent transfers.
+//! - [`eddy`]: the WALE and Vreman eddy viscosities from finite-difference velocity gradients.
 //! - [`readout`]: the moments of every cell, for reading the solution.
 //! - [`stream`]: in-place streaming fused with collision, boundary conditions (sections "Streaming", "Lattice Boltzmann Method").
 //! - [`obstacle`]: solid cells, refinement toward obstacles, momentum-exchange forces (section "Flow Past a Square Cylinder").
@@ -40,6 +41,7 @@ pub mod block;
 pub mod collide;
 pub mod collision;
 pub mod criterion;
+pub mod eddy;
 pub mod guard;
 pub mod interpolate;
 pub mod lattice;

@@ -67,6 +67,7 @@ use crate::amr::{build::*, connect::*, mark::*, select::*};
 use crate::average::AverageToParents;
 use crate::collision::{Bgk, Collision, Trt};
 use crate::criterion::VorticityMarkSerial;
+use crate::eddy::CellVelocity;
 use crate::guard::GuardCheck;
 use crate::interpolate::{InterpolateChildren, InterpolateGhosts, RescaleParents};
 use crate::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
@@ -278,6 +279,9 @@ registry! {
         // The stability guard (`crate::guard`).
         guard_check_even => GuardCheck<L, F, false>;
         guard_check_odd => GuardCheck<L, F, true>;
+        // Cell velocities for the gradient LES models (`crate::eddy`).
+        cell_velocity_even => CellVelocity<L, F, false>;
+        cell_velocity_odd => CellVelocity<L, F, true>;
         // Moments for reading the solution on the host (`crate::readout`).
         cell_moments_even => CellMoments<L, F, false>;
         cell_moments_odd => CellMoments<L, F, true>;

@@ -42,6 +42,7 @@ use core::marker::PhantomData;
 use crate::block::{self, boundary_faces, cell_coords, cell_index, link_face};
 use crate::collide::{c_dot, usq_term};
 use crate::collision::Collision;
+use crate::eddy::{cell_params, EddyField, LES_NONE};
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
@@ -78,15 +79,23 @@ pub struct StepParams<F> {
     pub smagorinsky: F,
     /// TRT's magic parameter `Λ` of the level, for its `τ⁻` under LES (0: unused).
     pub magic: F,
+    /// The constant of the gradient LES model [`Self::les_model`] (WALE: `C_w²`; Vreman:
+    /// `c`; see [`crate::eddy`]).
+    pub eddy_constant: F,
     /// Wall velocity of each domain face, in the order of [`crate::block::face`].
     pub wall_u: [[F; 3]; 6],
     /// Wall density `ρ_w` of each face ([`FACE_PRESSURE`] faces).
     pub wall_rho: [F; 6],
-    /// [`FACE_VELOCITY`] or [`FACE_PRESSURE`] per face (two slots of padding).
-    pub face_kind: [u32; 8],
+    /// [`FACE_VELOCITY`] or [`FACE_PRESSURE`] per face.
+    pub face_kind: [u32; 6],
+    /// The LES model that needs velocity gradients ([`crate::eddy::LES_NONE`],
+    /// [`crate::eddy::LES_WALE`], [`crate::eddy::LES_VREMAN`]); uniform over a launch.
+    pub les_model: u32,
+    /// Padding (keeps the `u32` block a multiple of 8 bytes).
+    pub pad: u32,
 }
 
-// SAFETY: `#[repr(C)]`; `F` fields (31 of them) then 8 `u32`: 4-byte types pack, and for
+// SAFETY: `#[repr(C)]`; `F` fields (32 of them) then 8 `u32`: 4-byte types pack, and for
 // 8-byte `F` the `u32` block starts and ends on an 8-byte boundary, so there is no padding.
 unsafe impl<F: Real> bytemuck::Zeroable for StepParams<F> {}
 unsafe impl<F: Real> bytemuck::Pod for StepParams<F> {}
@@ -255,17 +264,22 @@ pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>
     );
 }
 
-/// Loads, collides and stores one cell with the boundary logic on or off.
+/// Loads, collides and stores one cell with the boundary logic on or off. Under a
+/// gradient LES model ([`StepParams::les_model`]) the cell relaxes with its own rates
+/// ([`crate::eddy::cell_params`]) and records its eddy viscosity.
 #[inline(always)]
 unsafe fn step_cell<L: VelocitySet, F: Real, C: Collision, const ODD: bool, const WALLS: bool>(
     fld: &Field<F>,
     p: &StepParams<F>,
+    les: &EddyField<F>,
     b: usize,
     t: usize,
     links: &L::Pop<i32>,
 ) {
     let mut h = load::<L, F, ODD, WALLS>(fld, b, t, links);
-    let (_, u) = C::collide::<L, F>(&mut h, p);
+    // One call of the operator either way: two inlined copies would double the code.
+    let q = if p.les_model != LES_NONE { cell_params::<L, F>(p, fld, les, b, t) } else { *p };
+    let (_, u) = C::collide::<L, F>(&mut h, &q);
     store::<L, F, ODD, WALLS>(fld, p, b, t, links, &h, u);
 }
 
@@ -274,10 +288,13 @@ unsafe fn step_cell<L: VelocitySet, F: Real, C: Collision, const ODD: bool, cons
 ///
 /// # Safety
 /// As for [`load`]; the step must cover all cells of the level before the next starts.
+/// Under a gradient LES model `les` must hold the current velocities of the level's
+/// cells ([`crate::eddy::CellVelocity`]) and room for their eddy viscosities.
 #[inline(always)]
 pub unsafe fn stream_collide<L: VelocitySet, F: Real, C: Collision, const ODD: bool>(
     fld: &Field<F>,
     p: &StepParams<F>,
+    les: &EddyField<F>,
     b: usize,
     t: usize,
 ) {
@@ -285,14 +302,14 @@ pub unsafe fn stream_collide<L: VelocitySet, F: Real, C: Collision, const ODD: b
     let flags = *fld.onb.add(b);
     if flags == 0 {
         let links = if ODD { odd_links::<L, F>(fld, b, cell_coords(t), false) } else { L::Pop::<i32>::default() };
-        return step_cell::<L, F, C, ODD, false>(fld, p, b, t, &links);
+        return step_cell::<L, F, C, ODD, false>(fld, p, les, b, t, &links);
     }
     let solid = flags & ONB_SOLID != 0;
     if solid && is_solid(fld, b, t) {
         return;
     }
     let links = odd_links::<L, F>(fld, b, cell_coords(t), solid);
-    step_cell::<L, F, C, ODD, true>(fld, p, b, t, &links);
+    step_cell::<L, F, C, ODD, true>(fld, p, les, b, t, &links);
 }
 
 /// Pre-collision populations of cell `t` of block `b` after an even (`ODD = false`) or
@@ -334,6 +351,15 @@ kernel_args! {
         pub ids: ref u32,
         /// Relaxation rate and face conditions.
         pub params: val StepParams<F>,
+        /// Cell velocities of the level, pool-indexed, under a gradient LES model
+        /// ([`crate::eddy::EddyField::vel`]; unread otherwise, may be empty).
+        pub vel: ref F,
+        /// Per-cell eddy viscosities, written under a gradient LES model
+        /// ([`crate::eddy::EddyField::eddy`]; may be empty otherwise).
+        pub eddy: mut F,
+        /// The mesh's per-cell masks, read under a gradient LES model
+        /// ([`crate::eddy::EddyField::cell_mask`]).
+        pub cell_mask: ref u8,
     }
 }
 
@@ -355,7 +381,8 @@ impl<L: VelocitySet, F: Real, C: Collision, const ODD: bool> Kernel for StreamCo
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.ids.add(i / m) as usize; // m is a power of two: a shift
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        stream_collide::<L, F, C, ODD>(&fld, &a.params, b, i & (m - 1));
+        let les = EddyField { vel: a.vel, eddy: a.eddy, cell_mask: a.cell_mask };
+        stream_collide::<L, F, C, ODD>(&fld, &a.params, &les, b, i & (m - 1));
     }
 }
 

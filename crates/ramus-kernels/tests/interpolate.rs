@@ -4,16 +4,17 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the cell/child numbering
 
 use ramus_kernels::amr::{child_position, CELL_GHOST, CELL_INTERFACE, CELL_INTERIOR};
-use ramus_kernels::average::{average, covering_child, AverageToParents};
+use ramus_kernels::average::{average, average_eddy, covering_child, AverageToParents};
 use ramus_kernels::average::{AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
 use ramus_kernels::block::{cell_coords, link_index, link_offset, N_SKIP};
 use ramus_kernels::collide::moments;
 use ramus_kernels::interpolate::{
-    coarse_to_fine_factor, fine_tau, fine_to_coarse_factor, interpolate_cubic, interpolate_linear, interpolate_split,
-    join, rescale, split, CommArgs, InterpolateChildren, Split,
+    coarse_to_fine_factor, fine_tau, fine_to_coarse_factor, interpolate_acc, interpolate_cubic, interpolate_linear,
+    interpolate_split, join, rescale, split, split_for, CommArgs, InterpolateChildren, Split,
 };
-use ramus_kernels::interpolate::{GhostArgs, InterpolateGhosts, RescaleParents};
+use ramus_kernels::interpolate::{split_values, GhostArgs, InterpolateGhosts, RescaleParents};
 use ramus_kernels::launch::Kernel;
+use ramus_kernels::les::LesTransfer;
 use ramus_kernels::stream::{load_cell, store_cell, Field};
 use ramus_kernels::{Dim, VelocitySet, D2Q9, D3Q19, D3Q27};
 
@@ -235,6 +236,80 @@ fn averaging_inverts_interpolation() {
     average_inverts_check::<D3Q27>();
 }
 
+/// Transfer arguments that only carry factors (the pointers are not read by
+/// [`split_for`]).
+fn transfer_args(les: LesTransfer<f64>) -> CommArgs<f64> {
+    CommArgs {
+        f: std::ptr::null_mut(),
+        nbr: std::ptr::null(),
+        onb: std::ptr::null(),
+        parent: std::ptr::null(),
+        child: std::ptr::null(),
+        cell_mask: std::ptr::null(),
+        list: std::ptr::null(),
+        factor: 1.0,
+        factor_odd: 1.0,
+        shift: [0.0; 3],
+        les,
+        masked: 0,
+        solid: std::ptr::null(),
+        eddy: std::ptr::null_mut(),
+    }
+}
+
+fn eddy_round_trip_check<L: VelocitySet>() {
+    let (m, nc) = (<L::Dim as Dim>::BLOCK_CELLS, <L::Dim as Dim>::CHILDREN);
+    let mut rng = Rng(0xedd1_5eed_0bad_cafe);
+    let (tau_c, magic) = (0.53, 3.0 / 16.0);
+    let tau_f = fine_tau(tau_c);
+    for magic in [0.0, magic] {
+        let down = LesTransfer {
+            tau_source: tau_c,
+            tau_target: tau_f,
+            magic_source: magic,
+            magic_target: magic,
+            ratio: 0.5,
+            eddy: 1.0,
+            ..Default::default()
+        };
+        let up = LesTransfer { tau_source: tau_f, tau_target: tau_c, ratio: 2.0, ..down };
+        let nu = 0.031;
+        let coarse: Vec<_> = (0..m).map(|_| rng.pop::<L>()).collect();
+        let a = transfer_args(down);
+        // Coarse → fine with the eddy viscosity the cells carry (uniform: the linear
+        // scheme's averaging then inverts the interpolation exactly, factors included).
+        let fine: Vec<Vec<_>> = (0..nc)
+            .map(|k| {
+                (0..m)
+                    .map(|t| {
+                        let acc =
+                            interpolate_acc::<L, f64, false, _>(k, t, |j| split_for::<L, f64>(&coarse[j], nu, &a));
+                        (join::<L, f64>(&acc), acc.nu)
+                    })
+                    .collect()
+            })
+            .collect();
+        for j in 0..m {
+            let (back, back_nu) = average_eddy::<L, f64, _>(j, 1.0, 1.0, [0.0; 3], &up, |k, t| fine[k][t]);
+            let err = max_diff::<L>(&back, &coarse[j]);
+            assert!(err <= 1e-13, "{} eddy j={j}: error {err:e}", L::NAME);
+            assert!((back_nu - nu).abs() <= 1e-16, "{} eddy viscosity {back_nu} after the round trip", L::NAME);
+        }
+        // The fine cells carry half the coarse eddy viscosity (Δt halves), and the factor
+        // is k τ_t/τ_s with the total relaxation times: the BGK factor when ν_t = 0.
+        assert!((fine[0][0].1 - nu / 2.0).abs() <= 1e-17);
+        let (even, _) = ramus_kernels::les::eddy_factors(0.0, &down);
+        assert_eq!(even, coarse_to_fine_factor(tau_c, tau_f));
+    }
+}
+
+#[test]
+fn eddy_viscosity_transfers_invert_each_other() {
+    eddy_round_trip_check::<D2Q9>();
+    eddy_round_trip_check::<D3Q19>();
+    eddy_round_trip_check::<D3Q27>();
+}
+
 #[test]
 fn covering_child_matches_child_geometry() {
     // Coarse cell j lies in child j/2 (per axis), over fine cells 2 (j mod 2) + {0, 1}.
@@ -309,6 +384,7 @@ impl Pool {
             les: Default::default(),
             masked: masked as u32,
             solid: std::ptr::null(),
+            eddy: std::ptr::null_mut(),
         }
     }
     /// Cell `t` of block `b` in layout `ODD`.
@@ -391,7 +467,7 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
     }
     let total = pl.parent.len();
     let mut slot = vec![u32::MAX; total];
-    let mut scratch = vec![0.0f64; (L::Q + 4) * m];
+    let mut scratch = vec![0.0f64; split_values::<L>() * m];
     let parents = [0u32];
     let mut g = GhostArgs { comm: pl.args(&parents, a, true), slot: slot.as_mut_ptr(), scratch: scratch.as_mut_ptr() };
     run_all::<RescaleParents<L, f64, ODD>>(m, &g);

@@ -14,7 +14,8 @@
 //!
 //! Sections: `CONF` (the [`ForestConfig`] as TOML), `STEP` (root steps, whether the forest
 //! had a user solid closure), `MESH` (the mesh state: arrays of every block ID handed
-//! out, ID sets, freed IDs), `POPS` (the distributions of those blocks, raw), `USER`
+//! out, ID sets, freed IDs), `POPS` (the block data of those blocks, raw: each block's
+//! distributions, and under a WALE or Vreman model its cells' eddy viscosities), `USER`
 //! (bytes the caller stores along, e.g. an example's force history).
 //!
 //! Solid masks, work lists and scratch buffers are not stored: they are recomputed from

@@ -112,7 +112,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         let n_root = n_root.ok_or_else(|| {
             Error::invalid("cells", format!("{:?}", config.cells), "a grid whose block count fits in memory")
         })?;
-        let solution_bytes = Solver::<Q, F>::bytes_per_block();
+        let solution_bytes = Solver::<Q, F>::bytes_per_block(config.les.needs_gradients());
         let capacity = match config.refinement.capacity {
             Some(c) => c,
             None => {

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use ramus_kernels::average::{AverageToParents, AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
 use ramus_kernels::collision::{Bgk, Trt};
+use ramus_kernels::eddy::{CellVelocity, VelocityArgs};
 use ramus_kernels::interpolate::{
     coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, GhostArgs, InterpolateChildren, InterpolateGhosts,
     RescaleParents,
@@ -33,7 +34,7 @@ use super::obstacles::walls;
 use super::schedule::Schedule;
 use super::state::Solver;
 use crate::amr::Mesh;
-use crate::backend::{DeviceSlice, DeviceSliceMut, Views};
+use crate::backend::{Buffer, DeviceSlice, DeviceSliceMut, Views};
 use crate::config::{Collision, Interpolation};
 use crate::error::Result;
 use crate::Float;
@@ -65,10 +66,19 @@ pub(crate) struct Transfer<F> {
     les: LesTransfer<F>,
 }
 
+/// The per-cell eddy viscosities of a gradient LES model (no array otherwise).
+fn eddy_view<F: Float>(gradient_les: bool, eddy: &mut Buffer<F>) -> DeviceSliceMut<'_, F> {
+    if gradient_les {
+        eddy.view_mut()
+    } else {
+        DeviceSliceMut::none()
+    }
+}
+
 /// Communication arguments between a coarse level and the next finer one, for `list`.
 fn comm_args<'a, D: Dim, F: Float>(
     mesh: &'a Mesh<D>,
-    f: DeviceSliceMut<'a, F>,
+    (f, eddy): (DeviceSliceMut<'a, F>, DeviceSliceMut<'a, F>),
     (onb, solid): (DeviceSlice<'a, u32>, DeviceSlice<'a, u64>),
     list: DeviceSlice<'a, u32>,
     transfer: Transfer<F>,
@@ -77,6 +87,7 @@ fn comm_args<'a, D: Dim, F: Float>(
     let pool = mesh.arrays();
     CommArgs {
         f,
+        eddy,
         nbr: pool.nbr.view(),
         onb,
         solid,
@@ -140,12 +151,14 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     }
 
     /// The LES fields of a transfer from level `s` to level `t` (see
-    /// [`ramus_kernels::les::les_factors`]); `c2 = 0` without LES.
+    /// [`ramus_kernels::les::les_factors`] and [`ramus_kernels::les::eddy_factors`]);
+    /// all zero without LES.
     fn les_transfer(&self, s: usize, t: usize) -> LesTransfer<F> {
-        if self.les_c2 == 0.0 {
+        if self.les_c2 == 0.0 && !self.gradient_les {
             return LesTransfer::default();
         }
         LesTransfer {
+            eddy: F::from_f64(if self.gradient_les { 1.0 } else { 0.0 }),
             c2: F::from_f64(self.les_c2),
             tau_source: F::from_f64(self.taus[s]),
             tau_target: F::from_f64(self.taus[t]),
@@ -188,16 +201,43 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let dev = mesh.device();
         let t = self.start();
         let (onb, solid) = walls(&self.solids, mesh);
+        let ids = mesh.id_sets()[l].slice(..mesh.blocks_per_level()[l])?;
+        if self.gradient_les {
+            // The velocities the gradient model differentiates (`ramus_kernels::eddy`).
+            let args = VelocityArgs::<F, Views> {
+                f: self.f.view_mut(),
+                nbr: mesh.arrays().nbr.view(),
+                onb,
+                solid,
+                ids,
+                vel: self.vel.view_mut(),
+                force: self.params[l].force,
+            };
+            // SAFETY: as for the step below; the velocity buffer holds every pool block.
+            unsafe {
+                if odd {
+                    dev.launch::<CellVelocity<Q, F, true>>(n, args)?
+                } else {
+                    dev.launch::<CellVelocity<Q, F, false>>(n, args)?
+                }
+            }
+        }
+        let vel = if self.gradient_les { self.vel.view() } else { DeviceSlice::none() };
         let args = StreamArgs::<F, Views> {
             f: self.f.view_mut(),
             nbr: mesh.arrays().nbr.view(),
             onb,
             solid,
-            ids: mesh.id_sets()[l].slice(..mesh.blocks_per_level()[l])?,
+            ids,
             params: self.params[l],
+            vel,
+            eddy: eddy_view(self.gradient_les, &mut self.eddy),
+            cell_mask: mesh.arrays().cell_mask.view(),
         };
         // SAFETY: the pool holds every block ID of the mesh; the ID set's blocks are active
-        // and their links point to active blocks or are sentinels.
+        // and their links point to active blocks or are sentinels; under a gradient model
+        // the velocity and eddy buffers hold every pool block and the velocities are the
+        // level's current ones (written just above).
         unsafe {
             match (self.collision, odd) {
                 (Collision::Bgk, false) => dev.launch::<StreamCollide<Q, F, Bgk, false>>(n, args)?,
@@ -250,10 +290,11 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let n_p = parents.len();
         let (onb, solid) = walls(&self.solids, mesh);
         let mut f = self.f.view_mut();
+        let mut eddy = eddy_view(self.gradient_les, &mut self.eddy);
         let mut slot = self.slot.view_mut();
         let mut scratch = self.scratch.view_mut();
         let args = GhostArgs::<F, Views> {
-            comm: comm_args(mesh, f.reborrow(), (onb, solid), parents, factor, masked),
+            comm: comm_args(mesh, (f.reborrow(), eddy.reborrow()), (onb, solid), parents, factor, masked),
             slot: slot.reborrow(),
             scratch: scratch.reborrow(),
         };
@@ -268,7 +309,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         }
         let children = list(&self.schedule, children)?;
         let n_c = children.len();
-        let comm = comm_args(mesh, f, (onb, solid), children, factor, masked);
+        let comm = comm_args(mesh, (f, eddy), (onb, solid), children, factor, masked);
         let args = GhostArgs::<F, Views> { comm, slot, scratch };
         // SAFETY: the children are level-`l + 1` blocks whose parents were just split into
         // the scratch (their `slot`s).
@@ -294,7 +335,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let t = self.start();
         let list = list(&self.schedule, blocks)?;
         let items = list.len() * <Q::Dim as Dim>::BLOCK_CELLS;
-        let args = comm_args(mesh, self.f.view_mut(), walls(&self.solids, mesh), list, factor, masked);
+        let fe = (self.f.view_mut(), eddy_view(self.gradient_les, &mut self.eddy));
+        let args = comm_args(mesh, fe, walls(&self.solids, mesh), list, factor, masked);
         let dev = mesh.device();
         // SAFETY: the blocks are level-`l + 1` blocks with active parents.
         unsafe {
@@ -329,7 +371,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let t = self.start();
         let list = list(&self.schedule, blocks)?;
         let items = list.len() * <Q::Dim as Dim>::BLOCK_CELLS;
-        let mut args = comm_args(mesh, self.f.view_mut(), walls(&self.solids, mesh), list, factor, false);
+        let fe = (self.f.view_mut(), eddy_view(self.gradient_les, &mut self.eddy));
+        let mut args = comm_args(mesh, fe, walls(&self.solids, mesh), list, factor, false);
         args.masked = mode;
         let dev = mesh.device();
         // SAFETY: the blocks are level-`l` blocks with children.

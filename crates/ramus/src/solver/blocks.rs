@@ -45,28 +45,50 @@ impl<Q: VelocitySet, F: Float> BlockData<Q::Dim> for SolverBlocks<'_, Q, F> {
         self.solver.average_relinked_parents(mesh, relinked.lists, relinked.counts, root_odd(stage))
     }
 
-    /// The shifted populations of the blocks, as raw native-endian bytes.
+    /// The shifted populations of the blocks, as raw native-endian bytes; under a
+    /// gradient LES model each block's populations are followed by its cells' eddy
+    /// viscosities (the transfers read them before the cells collide again).
     fn serialize(&self, mesh: &Mesh<Q::Dim>, blocks: Range<usize>) -> Result<Vec<u8>> {
         let per = per_block::<Q>();
         let f: Vec<F> = mesh.device().read(&self.solver.f, blocks.start * per..blocks.end * per)?;
-        Ok(bytemuck::cast_slice(&f).to_vec())
+        if !self.solver.gradient_les {
+            return Ok(bytemuck::cast_slice(&f).to_vec());
+        }
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        let nu: Vec<F> = mesh.device().read(&self.solver.eddy, blocks.start * m..blocks.end * m)?;
+        let mut out = Vec::with_capacity(blocks.len() * (per + m));
+        for (pops, cells) in f.chunks_exact(per).zip(nu.chunks_exact(m)) {
+            out.extend_from_slice(pops);
+            out.extend_from_slice(cells);
+        }
+        Ok(bytemuck::cast_slice(&out).to_vec())
     }
 
     /// Writes the populations back, then the solid cells and work lists that follow
     /// from the restored mesh.
     fn deserialize(&mut self, mesh: &Mesh<Q::Dim>, blocks: Range<usize>, bytes: &[u8]) -> Result<()> {
         let per = per_block::<Q>();
-        let expected = blocks.len() * per * std::mem::size_of::<F>();
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        let stride = per + if self.solver.gradient_les { m } else { 0 };
+        let expected = blocks.len() * stride * std::mem::size_of::<F>();
         if bytes.len() != expected {
             return Err(Error::invalid(
                 "checkpoint",
-                format!("{} bytes of distributions", bytes.len()),
+                format!("{} bytes of block data", bytes.len()),
                 format!("{expected} bytes for {} blocks", blocks.len()),
             ));
         }
-        let mut f = vec![F::default(); blocks.len() * per];
-        bytemuck::cast_slice_mut::<F, u8>(&mut f).copy_from_slice(bytes);
+        let mut all = vec![F::default(); blocks.len() * stride];
+        bytemuck::cast_slice_mut::<F, u8>(&mut all).copy_from_slice(bytes);
+        let (mut f, mut nu) = (Vec::with_capacity(blocks.len() * per), Vec::with_capacity(blocks.len() * m));
+        for block in all.chunks_exact(stride) {
+            f.extend_from_slice(&block[..per]);
+            nu.extend_from_slice(&block[per..]);
+        }
         mesh.device().write(&mut self.solver.f, blocks.start * per, &f)?;
+        if self.solver.gradient_les {
+            mesh.device().write(&mut self.solver.eddy, blocks.start * m, &nu)?;
+        }
         self.solver.update_solids(mesh)?;
         self.solver.rebuild_schedule(mesh)
     }

@@ -3,7 +3,7 @@
 
 use std::marker::PhantomData;
 
-use ramus_kernels::interpolate::fine_tau;
+use ramus_kernels::interpolate::{fine_tau, split_values};
 use ramus_kernels::stream::StepParams;
 use ramus_kernels::{Dim, VelocitySet};
 
@@ -26,8 +26,17 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     pub taus_odd: Vec<f64>,
     /// The collision operator of every level.
     pub collision: Collision,
-    /// `C²` of the Smagorinsky model (0: no LES).
+    /// `C²` of the Smagorinsky model (0: none).
     pub les_c2: f64,
+    /// Whether the LES model needs velocity gradients (WALE, Vreman): then [`Self::vel`]
+    /// and [`Self::eddy`] hold a value per cell of the pool.
+    pub gradient_les: bool,
+    /// Cell velocities of the level about to step (gradient models; empty otherwise), see
+    /// [`ramus_kernels::eddy::EddyField::vel`].
+    pub vel: Buffer<F>,
+    /// Per-cell eddy viscosities (gradient models; empty otherwise), carried through the
+    /// grid transfers and checkpoints like the populations.
+    pub eddy: Buffer<F>,
     /// Step parameters of each level.
     pub params: Vec<StepParams<F>>,
     pub interpolation: Interpolation,
@@ -90,11 +99,15 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let taus_odd = collision.odd_taus(&taus);
         // The wall velocity in lattice units is the same on every level (Δx_L/Δt_L = 1).
         let les_c2 = config.les.c2();
+        let (les_model, eddy_constant) = config.les.gradient_model();
+        let gradient_les = config.les.needs_gradients();
         let params = (0..levels)
             .map(|l| {
                 let force = super::params::level_force(config.body_force, l);
                 let mut p = super::step_params::<F>(taus[l], taus_odd[l], force, boundaries);
                 p.smagorinsky = F::from_f64(les_c2);
+                p.les_model = les_model;
+                p.eddy_constant = F::from_f64(eddy_constant);
                 p.magic = F::from_f64(level_magic(collision, taus[l], taus_odd[l]));
                 p
             })
@@ -105,6 +118,9 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             taus_odd,
             collision,
             les_c2,
+            gradient_les,
+            vel: if gradient_les { dev.zeros(capacity * 3 * m)? } else { Buffer::Host(Vec::new()) },
+            eddy: if gradient_les { dev.zeros(capacity * m)? } else { Buffer::Host(Vec::new()) },
             params,
             interpolation,
             schedule: Schedule::new(dev, levels),
@@ -121,9 +137,11 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     }
 
     /// Bytes of solution data per block (for sizing the pool): distributions and the
-    /// parent slot.
-    pub fn bytes_per_block() -> usize {
-        Q::Q * <Q::Dim as Dim>::BLOCK_CELLS * std::mem::size_of::<F>() + 4
+    /// parent slot, and under a gradient LES model (`gradient_les`) a velocity and an eddy
+    /// viscosity per cell.
+    pub fn bytes_per_block(gradient_les: bool) -> usize {
+        let per_cell = Q::Q + if gradient_les { 4 } else { 0 };
+        per_cell * <Q::Dim as Dim>::BLOCK_CELLS * std::mem::size_of::<F>() + 4
     }
 
     /// Rebuilds the work lists after the mesh changed, and sizes the scratch buffer.
@@ -131,8 +149,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let onb = self.solids.as_ref().map(|s| &s.onb);
         self.schedule.rebuild(mesh, onb)?;
         let most = self.schedule.levels.iter().map(|l| l.parents.len).max().unwrap_or(0);
-        // Per parent cell: the non-equilibrium part, ρ and ρu (see `GhostArgs::scratch`).
-        let need = most * (Q::Q + 4) * <Q::Dim as Dim>::BLOCK_CELLS;
+        // Per parent cell: the non-equilibrium part, ρ, ρu and ν_t (see `GhostArgs::scratch`).
+        let need = most * split_values::<Q>() * <Q::Dim as Dim>::BLOCK_CELLS;
         let dev = mesh.device();
         if self.scratch.len() < need || matches!((dev, &self.scratch), (Device::Cuda(_), Buffer::Host(_))) {
             // Room to grow, so that the buffer is not reallocated at every adaptation.

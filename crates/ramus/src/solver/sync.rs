@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::Float;
 
 /// Refined parents filled per two-pass chunk at most (bounds the scratch it may grow:
-/// `(Q + 4) 4^D` values per parent).
+/// `(Q + 5) 4^D` values per parent).
 const FILL_CHUNK: usize = 8192;
 
 /// Device temporaries of the synchronisation and the criterion.
@@ -174,7 +174,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             }
             // Many children: rescale each parent cell once (as the ghost exchange), in
             // chunks that fit the scratch, grown to a useful size if needed.
-            let per = (Q::Q + 4) * m;
+            let per = ramus_kernels::interpolate::split_values::<Q>() * m;
             let want = n.min(FILL_CHUNK);
             if self.scratch.len() < want * per || matches!((dev, &self.scratch), (Device::Cuda(_), Buffer::Host(_))) {
                 self.scratch = dev.zeros(want * per)?;
