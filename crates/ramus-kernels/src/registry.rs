@@ -79,7 +79,7 @@ use crate::readout::CellMoments;
 use crate::real::Real;
 use crate::regularized::Rr;
 use crate::schedule::{ExpandChildren, FlagBlocks};
-use crate::stream::StreamCollide;
+use crate::stream::{StreamCollide, StreamCollideGradient};
 #[cfg(target_arch = "nvptx64")]
 use crate::{criterion::vorticity_mark_cooperative, primitives::scan_tile_cooperative, ptx::Nv};
 
@@ -319,6 +319,9 @@ registry! {
         // Fused stream and collide, even and odd AA steps (`crate::stream`).
         stream_collide_even => StreamCollide<L, F, C, false>;
         stream_collide_odd => StreamCollide<L, F, C, true>;
+        // The same under a gradient LES model (`crate::eddy`).
+        stream_collide_grad_even => StreamCollideGradient<L, F, C, false>;
+        stream_collide_grad_odd => StreamCollideGradient<L, F, C, true>;
     }
 
     /// Per dimension.

@@ -27,7 +27,7 @@ use ramus_kernels::interpolate::{
 };
 use ramus_kernels::les::LesTransfer;
 use ramus_kernels::regularized::Rr;
-use ramus_kernels::stream::{StreamArgs, StreamCollide};
+use ramus_kernels::stream::{StreamArgs, StreamCollide, StreamCollideGradient};
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::obstacles::walls;
@@ -239,13 +239,21 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         // the velocity and eddy buffers hold every pool block and the velocities are the
         // level's current ones (written just above).
         unsafe {
-            match (self.collision, odd) {
-                (Collision::Bgk, false) => dev.launch::<StreamCollide<Q, F, Bgk, false>>(n, args)?,
-                (Collision::Bgk, true) => dev.launch::<StreamCollide<Q, F, Bgk, true>>(n, args)?,
-                (Collision::Trt { .. }, false) => dev.launch::<StreamCollide<Q, F, Trt, false>>(n, args)?,
-                (Collision::Trt { .. }, true) => dev.launch::<StreamCollide<Q, F, Trt, true>>(n, args)?,
-                (Collision::RecursiveRegularized, false) => dev.launch::<StreamCollide<Q, F, Rr, false>>(n, args)?,
-                (Collision::RecursiveRegularized, true) => dev.launch::<StreamCollide<Q, F, Rr, true>>(n, args)?,
+            use Collision::{Bgk as B, RecursiveRegularized as R, Trt as T};
+            type Grad<Q, F, C, const ODD: bool> = StreamCollideGradient<Q, F, C, ODD>;
+            match (self.collision, odd, self.gradient_les) {
+                (B, false, false) => dev.launch::<StreamCollide<Q, F, Bgk, false>>(n, args)?,
+                (B, true, false) => dev.launch::<StreamCollide<Q, F, Bgk, true>>(n, args)?,
+                (T { .. }, false, false) => dev.launch::<StreamCollide<Q, F, Trt, false>>(n, args)?,
+                (T { .. }, true, false) => dev.launch::<StreamCollide<Q, F, Trt, true>>(n, args)?,
+                (R, false, false) => dev.launch::<StreamCollide<Q, F, Rr, false>>(n, args)?,
+                (R, true, false) => dev.launch::<StreamCollide<Q, F, Rr, true>>(n, args)?,
+                (B, false, true) => dev.launch::<Grad<Q, F, Bgk, false>>(n, args)?,
+                (B, true, true) => dev.launch::<Grad<Q, F, Bgk, true>>(n, args)?,
+                (T { .. }, false, true) => dev.launch::<Grad<Q, F, Trt, false>>(n, args)?,
+                (T { .. }, true, true) => dev.launch::<Grad<Q, F, Trt, true>>(n, args)?,
+                (R, false, true) => dev.launch::<Grad<Q, F, Rr, false>>(n, args)?,
+                (R, true, true) => dev.launch::<Grad<Q, F, Rr, true>>(n, args)?,
             }
         };
         self.stop(mesh, t, l, Routine::StreamCollide)
