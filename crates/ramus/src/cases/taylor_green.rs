@@ -29,7 +29,7 @@
 use std::f64::consts::PI;
 
 use crate::backend::Backend;
-use crate::config::{Boundary, Face, Fluid, ForestConfig, MAX_WALL_SPEED};
+use crate::config::{Boundary, Face, Fluid, ForestConfig, MAX_WALL_SPEED, TAU_MARGIN};
 use crate::error::{Error, Result};
 use crate::solver::Fields;
 
@@ -106,10 +106,15 @@ impl TaylorGreen {
         }
         config.validate(3).map_err(|e| match e {
             // The one bound the user meets at high Re: name the three knobs.
-            Error::InvalidParameter { field, value, allowed } if field == "tau" => Error::InvalidParameter {
+            Error::InvalidParameter { field, value, .. } if field == "tau" => Error::InvalidParameter {
                 field,
                 value,
-                allowed: format!("{allowed} (here nu = u0 n / (2 pi Re) = {:.3e}: raise u0 or n)", self.viscosity()),
+                allowed: format!(
+                    "tau = 3 nu + 1/2 > {} (BGK is unstable as tau -> 1/2), with nu = u0 n / (2 pi Re) = {:.3e}: \
+                     raise u0 or n, or lower re",
+                    0.5 + TAU_MARGIN,
+                    self.viscosity()
+                ),
             },
             e => e,
         })?;

@@ -19,6 +19,10 @@ pub const RE: f64 = 1600.0;
 /// The maximum of ε in the full table (every 0.01): `(t, ε)`.
 pub const PEAK: (f64, f64) = (8.97, 0.012857528187);
 
+/// The peak is compared only for runs that go this far (convective units) past the
+/// reference's peak time: a shorter run's largest ε is not a peak.
+pub const PEAK_MARGIN: f64 = 1.0;
+
 /// A sampled history `(t, E, ε)`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct History {
@@ -86,9 +90,10 @@ pub struct Deviation {
     pub dissipation: f64,
     /// max |ε − ε_DNS| / max ε_DNS (relative to the reference peak).
     pub dissipation_of_peak: f64,
-    /// Run's peak ε / reference peak ε − 1 (the run's own peak, wherever it lies).
+    /// Run's peak ε / reference peak ε − 1 (the run's own peak, wherever it lies); `NaN`
+    /// for a run that ends before the reference's peak time + [`PEAK_MARGIN`].
     pub peak_value: f64,
-    /// Run's peak time − reference peak time (convective units).
+    /// Run's peak time − reference peak time (convective units); `NaN` as `peak_value`.
     pub peak_time: f64,
 }
 
@@ -128,8 +133,8 @@ pub fn deviation(run: &History, t_max: f64) -> Option<Deviation> {
         History { t: run.t[..m].to_vec(), e: run.e[..m].to_vec(), eps: run.eps[..m].to_vec() }
     };
     let (peak_time, peak_value) = match within.peak() {
-        Some((t, v)) => (t - PEAK.0, v / PEAK.1 - 1.0),
-        None => (f64::NAN, f64::NAN),
+        Some((t, v)) if last >= PEAK.0 + PEAK_MARGIN => (t - PEAK.0, v / PEAK.1 - 1.0),
+        _ => (f64::NAN, f64::NAN),
     };
     Some(Deviation { samples, t_max: last, energy, dissipation, dissipation_of_peak: of_peak, peak_value, peak_time })
 }
