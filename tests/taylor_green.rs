@@ -146,3 +146,21 @@ fn non_equilibrium_start_removes_the_initial_layer() {
     assert!(plain > 0.02, "{plain}");
     assert!(consistent < 1e-3, "{consistent}");
 }
+
+/// A gradient that is not finite is refused, naming the field and the cell, and the
+/// forest keeps its state.
+#[test]
+fn non_finite_gradient_is_a_named_error() {
+    let case = TaylorGreen { n: 16, re: 100.0, u0: 0.05 };
+    let mut f = forest(&case);
+    let before = f.distributions().unwrap();
+    let err = f.initialize_with_gradient(|x| case.state(x), |_| [[f64::NAN; 3]; 3]).unwrap_err();
+    match &err {
+        ramus::Error::InvalidParameter { field, value, .. } => {
+            assert_eq!(*field, "initial velocity gradient");
+            assert!(value.contains(" at ("), "{value}");
+        }
+        other => panic!("{other}"),
+    }
+    assert_eq!(f.distributions().unwrap(), before);
+}

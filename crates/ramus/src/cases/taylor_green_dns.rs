@@ -97,7 +97,7 @@ pub struct Deviation {
     pub peak_time: f64,
 }
 
-/// Compares `run` with [`reference`] at the run's samples with `t ≤ t_max` that the
+/// Compares `run` with [`reference()`] at the run's samples with `t ≤ t_max` that the
 /// reference covers and whose values are finite (ε at the first and last sample is
 /// one-sided and left out). `None` if nothing is left to compare, or if any compared
 /// value is not finite (a diverged run never compares as close).
