@@ -80,7 +80,8 @@ pub(crate) fn equilibrium_pool<Q: VelocitySet, F: Real>(
 }
 
 /// `f_i^neq = −3 w_i τ ρ Σ_ab (c_ia c_ib − δ_ab/3) g_ab · width` for every direction (at
-/// most 27), the gradient `g` given per root cell and `width` the cell width in root cells.
+/// most 27; the sums over the lattice's dimensions), the gradient `g` given per root cell
+/// and `width` the cell width in root cells.
 fn non_equilibrium<Q: VelocitySet>(
     rho: f64,
     g: [[f64; 3]; 3],
@@ -99,8 +100,11 @@ fn non_equilibrium<Q: VelocitySet>(
     for (i, n) in neq.iter_mut().enumerate().take(Q::Q) {
         let c = Q::C[i].map(f64::from);
         let mut q_g = 0.0;
-        for a in 0..3 {
-            for b in 0..3 {
+        // Q_i = c_i c_i − c_s² I in the lattice's own dimension (in 2D the z components
+        // of the gradient are not read).
+        let d = <Q::Dim as Dim>::D;
+        for a in 0..d {
+            for b in 0..d {
                 let delta = if a == b { 1.0 / 3.0 } else { 0.0 };
                 q_g += (c[a] * c[b] - delta) * g[a][b];
             }
