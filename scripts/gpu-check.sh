@@ -68,8 +68,8 @@ bundle() {
     done
 
     # Optional examples: the adapt benchmark, the forest example, the cylinder, the
-    # per-adaptation trace.
-    for name in bench_adapt forest cylinder adapt_trace; do
+    # per-adaptation trace, the Taylor-Green vortex.
+    for name in bench_adapt forest cylinder adapt_trace taylor_green; do
         [[ -f examples/$name.rs ]] || continue
         echo "== building examples/$name.rs (release)"
         json=$(cargo build --release --example "$name" --message-format=json)

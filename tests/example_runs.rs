@@ -422,3 +422,61 @@ fn cylinder_si_units_give_the_lattice_run() {
         std::fs::remove_dir_all(&d).ok();
     }
 }
+
+/// The Taylor–Green example: a tiny CPU run writes `t,E,eps` from E(0) = 1/8, the plots
+/// and a summary (with the DNS comparison at Re = 1600); bad input is refused before any
+/// simulation with exit code 2, naming the flag.
+#[test]
+fn taylor_green_runs_and_refuses_bad_input() {
+    let out = out_dir("taylor-green");
+    let o = run(example("taylor_green").args(["--n", "16", "--re", "100", "--t-end", "0.5", "--out"]).arg(&out));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let csv = std::fs::read_to_string(out.join("taylor_green.csv")).unwrap();
+    let mut rows = csv.lines();
+    assert_eq!(rows.next(), Some("t,E,eps"));
+    let first: Vec<f64> = rows.next().unwrap().split(',').map(|v| v.parse().unwrap()).collect();
+    assert!(first[0] == 0.0 && (first[1] - 0.125).abs() < 1e-6, "{first:?}");
+    assert_eq!(rows.count(), 5, "{csv}");
+    let s = summary(&out);
+    assert_eq!(s["status"], "completed");
+    assert!(s["dns"]["comparison"].is_null() && s["final_energy"].as_f64().unwrap() < 0.125, "{s}");
+    for png in ["energy.png", "dissipation.png"] {
+        assert!(out.join(png).exists(), "{png}");
+    }
+    assert_no_nan(&out);
+    let o = run(example("taylor_green")
+        .args(["--n", "32", "--u0", "0.12", "--t-end", "0.3", "--samples-per-unit", "20", "--no-plots", "--out"])
+        .arg(&out));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = summary(&out);
+    let d = &s["dns"]["comparison"];
+    assert!(d["energy_max_rel"].as_f64().unwrap() < 0.01 && d["samples"].as_u64().unwrap() == 7, "{s}");
+    assert!(d["peak_value_rel"].is_null(), "a run to t = 0.3 has no peak: {s}");
+    assert!(!out.join("energy.png").exists(), "the earlier run's plot survived");
+    std::fs::remove_dir_all(&out).ok();
+
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--n", "18"], "n"),
+        (vec!["--n", "16"], "raise u0 or n"),
+        (vec!["--n", "16", "--re", "100", "--u0", "0.5"], "u0"),
+        (vec!["--n", "16", "--re", "100", "--t-end", "0"], "t_end"),
+        (vec!["--n", "16", "--re", "100", "--samples-per-unit", "-1"], "samples_per_unit"),
+        (vec!["--n", "16", "--re", "100", "--lattice", "d2q9"], "lattice"),
+        (vec!["--n", "16", "--re", "100", "--les", "sigma"], "les"),
+        (vec!["--n", "16", "--re", "100", "--restart", "x.ramus"], "restart"),
+        (vec!["--n", "16", "--re", "100", "--out", "/proc/ramus-forbidden"], "output folder"),
+    ];
+    for (args, word) in cases {
+        let out = out_dir("taylor-green-invalid");
+        let mut c = example("taylor_green");
+        c.args(&args);
+        if !args.contains(&"--out") {
+            c.arg("--out").arg(&out);
+        }
+        let o = run(&mut c);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(word), "{args:?}: '{word}' missing from: {err}");
+        std::fs::remove_dir_all(&out).ok();
+    }
+}

@@ -15,7 +15,7 @@ use crate::solver::blocks::SolverBlocks;
 use crate::solver::obstacles::{SolidFn, Solids};
 use crate::solver::state::Solver;
 use crate::solver::sync::SyncScratch;
-use crate::solver::{amr_updates, equilibrium_pool, ActiveBlocks, Fields, HostSolution, LeafCells, Timings};
+use crate::solver::{amr_updates, equilibrium_pool, ActiveBlocks, Fields, Gradient, HostSolution, LeafCells, Timings};
 use crate::Float;
 
 mod checkpoint;
@@ -161,7 +161,30 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// cell, and leaves the forest unchanged.
     pub fn initialize(&mut self, state: impl Fn([f64; 3]) -> (f64, [f64; 3])) -> Result<()> {
         let snap = self.mesh.snapshot_active()?;
-        let f = equilibrium_pool::<Q, F>(&snap, &state, self.config.guard.max_speed())?;
+        let f = equilibrium_pool::<Q, F>(&snap, &state, None, self.config.guard.max_speed())?;
+        self.device.write(&mut self.solver.f, 0, &f)?;
+        self.steps = 0;
+        self.checked_at = None;
+        Ok(())
+    }
+
+    /// As [`Self::initialize`], with the first-order non-equilibrium populations of the
+    /// velocity gradient `gradient(x)[a][b] = ∂u_b/∂x_a` (root lattice units) added to the
+    /// equilibrium: `f_i = f_i^eq − (w_i τ / c_s²) ρ Q_i : ∇u` with each level's τ (Krüger
+    /// et al. 2017, *The Lattice Boltzmann Method*, §5.5). The viscous stress is then
+    /// right from the first step; from the equilibrium alone it builds up through an
+    /// initial layer in which, as τ → ½, the populations alternate from step to step and
+    /// the kinetic energy with them. The molecular τ is used (an eddy viscosity is not
+    /// known before the first step). A gradient that is not finite is an
+    /// [`Error::InvalidParameter`].
+    pub fn initialize_with_gradient(
+        &mut self,
+        state: impl Fn([f64; 3]) -> (f64, [f64; 3]),
+        gradient: impl Fn([f64; 3]) -> [[f64; 3]; 3],
+    ) -> Result<()> {
+        let snap = self.mesh.snapshot_active()?;
+        let g = Gradient { grad: &gradient, taus: &self.solver.taus };
+        let f = equilibrium_pool::<Q, F>(&snap, &state, Some(&g), self.config.guard.max_speed())?;
         self.device.write(&mut self.solver.f, 0, &f)?;
         self.steps = 0;
         self.checked_at = None;

@@ -26,7 +26,7 @@ pub(crate) mod sync;
 pub use active::{ActiveBlocks, Integrals};
 
 pub use fields::{Fields, HostSolution, LeafCells};
-pub(crate) use init::equilibrium_pool;
+pub(crate) use init::{equilibrium_pool, Gradient};
 pub use metrics::{amr_updates, AdaptTimes, LevelTimes, Timings};
 pub use obstacles::SolidFn;
 pub(crate) use params::step_params;
