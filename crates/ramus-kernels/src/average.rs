@@ -37,6 +37,7 @@ use crate::interpolate::{add_scaled, join, scale_neq, shift_momentum, split, Com
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::les::{les_factors, LesTransfer};
+use crate::mrt::{scale_neq_mrt, MrtTransfer, Rates};
 use crate::real::Real;
 use crate::stream::{load_cell, store_cell, Field};
 
@@ -62,7 +63,9 @@ fn group_cell(t0: usize, n: usize) -> usize {
 /// their densities, momenta and non-equilibrium parts, the latter rescaled by `factor`
 /// (`2τ_C/τ_F`; `factor_odd` for the odd part, see [`scale_neq`]), the momentum shifted by
 /// `shift` ([`shift_momentum`]); under LES (`les.c2 > 0`) the factors come from the mean
-/// non-equilibrium part's stress ([`les_factors`]); joined as `h^eq(ρ̄, j̄/ρ̄) + neq` ([`crate::interpolate::join`]).
+/// non-equilibrium part's stress ([`les_factors`]); for MRT (`mrt.bulk ≠ 0`) group by
+/// group ([`scale_neq_mrt`]: `factor` on the shear moments, `factor_odd` on the odd
+/// ghosts, `mrt`'s on the bulk and even ghosts); joined as `h^eq(ρ̄, j̄/ρ̄) + neq` ([`crate::interpolate::join`]).
 /// `fine(k, t)` returns the population of fine cell `t` of child `k`. Mass and momentum
 /// are the fine cells' mean, as with the paper's mean of populations; the equilibrium is
 /// rebuilt from the mean momentum instead of averaged, consistently with
@@ -74,6 +77,7 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     factor_odd: F,
     shift: [F; 3],
     les: &LesTransfer<F>,
+    mrt: &MrtTransfer<F>,
     mut fine: G,
 ) -> L::Pop<F> {
     let nc = <L::Dim as Dim>::CHILDREN;
@@ -88,11 +92,24 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     for a in 0..3 {
         acc.j[a] *= inv;
     }
+    let is_mrt = mrt.bulk != F::ZERO;
+    let groups = |shear: F, scale: F| Rates {
+        shear: scale * shear,
+        bulk: scale * mrt.bulk,
+        odd: scale * factor_odd,
+        even: scale * mrt.even,
+    };
     if les.c2 > F::ZERO {
         // LES: the factors of the mean non-equilibrium part's own stress.
         scale_neq::<L, F>(&mut acc.neq, inv, inv);
         let (even, odd) = les_factors::<L, F>(&acc.neq, acc.rho, les);
-        scale_neq::<L, F>(&mut acc.neq, even, odd);
+        if is_mrt {
+            scale_neq_mrt::<L, F>(&mut acc.neq, groups(even, F::ONE));
+        } else {
+            scale_neq::<L, F>(&mut acc.neq, even, odd);
+        }
+    } else if is_mrt {
+        scale_neq_mrt::<L, F>(&mut acc.neq, groups(factor, inv));
     } else {
         scale_neq::<L, F>(&mut acc.neq, inv * factor, inv * factor_odd);
     }
@@ -147,7 +164,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F,
             }
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let h = average::<L, F, _>(j, a.factor, a.factor_odd, a.shift, &a.les, |k, t| {
+        let h = average::<L, F, _>(j, a.factor, a.factor_odd, a.shift, &a.les, &a.mrt, |k, t| {
             load_cell::<L, F, false>(&fld, first + k, t)
         });
         store_cell::<L, F, ODD>(&fld, q, j, &h);

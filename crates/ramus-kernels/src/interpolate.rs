@@ -41,6 +41,7 @@ use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::les::{les_factors, LesTransfer};
+use crate::mrt::{scale_neq_mrt, MrtTransfer, Rates};
 use crate::real::Real;
 use crate::stream::{load_cell, store_cell, Field};
 
@@ -314,20 +315,38 @@ pub fn shift_momentum<P, F: Real>(s: &mut Split<P, F>, shift: [F; 3]) {
 }
 
 /// [`split`] with a transfer's factors: under LES ([`CommArgs::les`]) from the cell's
-/// own stress ([`les_factors`]), `factor` and `factor_odd` otherwise; the momentum then
-/// shifted by [`CommArgs::shift`].
+/// own stress ([`les_factors`]), `factor` and `factor_odd` otherwise; for MRT
+/// ([`CommArgs::mrt`]) group by group ([`scale_neq_mrt`], the shear factor LES's where
+/// it applies); the momentum then shifted by [`CommArgs::shift`].
 #[inline(always)]
 pub fn split_for<L: VelocitySet, F: Real>(h: &L::Pop<F>, a: &CommArgs<F>) -> Split<L::Pop<F>, F> {
+    let mrt = a.mrt.bulk != F::ZERO;
     let mut s = if a.les.c2 > F::ZERO {
         let mut s = split::<L, F>(h, F::ONE, F::ONE);
         let (even, odd) = les_factors::<L, F>(&s.neq, s.rho, &a.les);
-        scale_neq::<L, F>(&mut s.neq, even, odd);
+        if mrt {
+            scale_neq_mrt::<L, F>(&mut s.neq, mrt_factors(even, F::ONE, a));
+        } else {
+            scale_neq::<L, F>(&mut s.neq, even, odd);
+        }
+        s
+    } else if mrt {
+        let mut s = split::<L, F>(h, F::ONE, F::ONE);
+        scale_neq_mrt::<L, F>(&mut s.neq, mrt_factors(a.factor, F::ONE, a));
         s
     } else {
         split::<L, F>(h, a.factor, a.factor_odd)
     };
     shift_momentum(&mut s, a.shift);
     s
+}
+
+/// The per-group factors of an MRT transfer `a` with the shear factor `shear`, all
+/// times `scale` (the averaging's `1/2^D`; 1 to interpolate): the bulk and even-ghost
+/// factors of [`CommArgs::mrt`], the odd ghosts' `factor_odd`.
+#[inline(always)]
+pub fn mrt_factors<F: Real>(shear: F, scale: F, a: &CommArgs<F>) -> Rates<F> {
+    Rates { shear: scale * shear, bulk: scale * a.mrt.bulk, odd: scale * a.factor_odd, even: scale * a.mrt.even }
 }
 
 /// The population `h^eq(ρ, j/ρ) + neq` of a split.
@@ -386,9 +405,10 @@ kernel_args! {
         /// ([`crate::average::AverageToParents`]).
         pub list: ref u32,
         /// Rescaling factor: `τ_F/(2τ_C)` to interpolate, `2τ_C/τ_F` to average (TRT:
-        /// of `τ⁺`, for the even non-equilibrium part).
+        /// of `τ⁺`, for the even non-equilibrium part; MRT: of the shear moments).
         pub factor: val F,
-        /// The factor of the odd non-equilibrium part (TRT: of `τ⁻`; BGK: `factor`).
+        /// The factor of the odd non-equilibrium part (TRT: of `τ⁻`; MRT: of the odd
+        /// ghosts' `τ_o`; BGK: `factor`).
         pub factor_odd: val F,
         /// Added to the transferred momentum: `(F_source − F_target)/2` for a body force
         /// `F` on the levels ([`shift_momentum`]); zero without one.
@@ -396,6 +416,10 @@ kernel_args! {
         /// LES: the factors come from each cell's stress ([`crate::les::les_factors`])
         /// instead of `factor`, `factor_odd` (`les.c2 = 0`: no LES).
         pub les: val LesTransfer<F>,
+        /// MRT ([`crate::mrt`]): the factors of the bulk and even-ghost moments; the
+        /// shear moments take `factor` (or LES's), the odd ghosts `factor_odd`
+        /// ([`scale_neq_mrt`]). `mrt.bulk = 0`: not MRT, the parity rescaling.
+        pub mrt: val MrtTransfer<F>,
         /// Interpolation: nonzero writes ghost cells only, zero every cell. Averaging:
         /// the `AVERAGE_*` mode of [`crate::average`].
         pub masked: val u32,

@@ -76,6 +76,7 @@ use crate::primitives::{
 };
 use crate::readout::CellMoments;
 use crate::real::Real;
+use crate::mrt::Mrt;
 use crate::regularized::Rr;
 use crate::schedule::{ExpandChildren, FlagBlocks};
 use crate::stream::StreamCollide;
@@ -296,21 +297,27 @@ registry! {
         d2q9_f32_bgk: L = D2Q9, F = f32, C = Bgk;
         d2q9_f32_trt: L = D2Q9, F = f32, C = Trt;
         d2q9_f32_rr: L = D2Q9, F = f32, C = Rr;
+        d2q9_f32_mrt: L = D2Q9, F = f32, C = Mrt;
         d2q9_f64_bgk: L = D2Q9, F = f64, C = Bgk;
         d2q9_f64_trt: L = D2Q9, F = f64, C = Trt;
         d2q9_f64_rr: L = D2Q9, F = f64, C = Rr;
+        d2q9_f64_mrt: L = D2Q9, F = f64, C = Mrt;
         d3q19_f32_bgk: L = D3Q19, F = f32, C = Bgk;
         d3q19_f32_trt: L = D3Q19, F = f32, C = Trt;
         d3q19_f32_rr: L = D3Q19, F = f32, C = Rr;
+        d3q19_f32_mrt: L = D3Q19, F = f32, C = Mrt;
         d3q19_f64_bgk: L = D3Q19, F = f64, C = Bgk;
         d3q19_f64_trt: L = D3Q19, F = f64, C = Trt;
         d3q19_f64_rr: L = D3Q19, F = f64, C = Rr;
+        d3q19_f64_mrt: L = D3Q19, F = f64, C = Mrt;
         d3q27_f32_bgk: L = D3Q27, F = f32, C = Bgk;
         d3q27_f32_trt: L = D3Q27, F = f32, C = Trt;
         d3q27_f32_rr: L = D3Q27, F = f32, C = Rr;
+        d3q27_f32_mrt: L = D3Q27, F = f32, C = Mrt;
         d3q27_f64_bgk: L = D3Q27, F = f64, C = Bgk;
         d3q27_f64_trt: L = D3Q27, F = f64, C = Trt;
         d3q27_f64_rr: L = D3Q27, F = f64, C = Rr;
+        d3q27_f64_mrt: L = D3Q27, F = f64, C = Mrt;
     ] {
         // Fused stream and collide, even and odd AA steps (`crate::stream`).
         stream_collide_even => StreamCollide<L, F, C, false>;
