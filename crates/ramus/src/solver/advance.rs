@@ -25,6 +25,7 @@ use ramus_kernels::interpolate::{
     RescaleParents,
 };
 use ramus_kernels::les::LesTransfer;
+use ramus_kernels::mrt::{Mrt, MrtTransfer};
 use ramus_kernels::regularized::Rr;
 use ramus_kernels::stream::{StreamArgs, StreamCollide};
 use ramus_kernels::{Dim, VelocitySet};
@@ -55,14 +56,16 @@ pub(crate) enum Blocks<'a> {
 }
 
 /// What a transfer between two levels applies to each sample: the rescaling factors of
-/// the even and odd non-equilibrium parts and the momentum shift (see
-/// [`CommArgs`]).
+/// the even and odd non-equilibrium parts (MRT: of the shear moments and the odd
+/// ghosts, and those of the bulk and even-ghost moments in `mrt`) and the momentum shift
+/// (see [`CommArgs`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Transfer<F> {
     factor: f64,
     factor_odd: f64,
     shift: [F; 3],
     les: LesTransfer<F>,
+    mrt: MrtTransfer<F>,
 }
 
 /// Communication arguments between a coarse level and the next finer one, for `list`.
@@ -88,6 +91,7 @@ fn comm_args<'a, D: Dim, F: Float>(
         factor_odd: F::from_f64(transfer.factor_odd),
         shift: transfer.shift,
         les: transfer.les,
+        mrt: transfer.mrt,
         masked: masked as u32,
     }
 }
@@ -125,6 +129,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             factor_odd: coarse_to_fine_factor(self.taus_odd[l], self.taus_odd[l + 1]),
             shift: self.momentum_shift(l, l + 1),
             les: self.les_transfer(l, l + 1),
+            mrt: self.mrt_transfer(l, l + 1),
         }
     }
 
@@ -136,7 +141,25 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             factor_odd: fine_to_coarse_factor(self.taus_odd[l], self.taus_odd[l + 1]),
             shift: self.momentum_shift(l + 1, l),
             les: self.les_transfer(l + 1, l),
+            mrt: self.mrt_transfer(l + 1, l),
         }
+    }
+
+    /// MRT's bulk and even-ghost factors of a transfer from level `s` to level `t`,
+    /// `τ_t/(2τ_s)` to the finer level and `2τ_t/τ_s` to the coarser of each group
+    /// (see [`ramus_kernels::mrt`]); zero (no MRT) for the other operators.
+    fn mrt_transfer(&self, s: usize, t: usize) -> MrtTransfer<F> {
+        if self.taus_bulk.is_empty() {
+            return MrtTransfer::default();
+        }
+        let factor = |taus: &[f64]| {
+            if t > s {
+                coarse_to_fine_factor(taus[s], taus[t])
+            } else {
+                fine_to_coarse_factor(taus[t], taus[s])
+            }
+        };
+        MrtTransfer { bulk: F::from_f64(factor(&self.taus_bulk)), even: F::from_f64(factor(&self.taus_even)) }
     }
 
     /// The LES fields of a transfer from level `s` to level `t` (see
@@ -206,6 +229,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 (Collision::Trt { .. }, true) => dev.launch::<StreamCollide<Q, F, Trt, true>>(n, args)?,
                 (Collision::RecursiveRegularized, false) => dev.launch::<StreamCollide<Q, F, Rr, false>>(n, args)?,
                 (Collision::RecursiveRegularized, true) => dev.launch::<StreamCollide<Q, F, Rr, true>>(n, args)?,
+                (Collision::Mrt { .. }, false) => dev.launch::<StreamCollide<Q, F, Mrt, false>>(n, args)?,
+                (Collision::Mrt { .. }, true) => dev.launch::<StreamCollide<Q, F, Mrt, true>>(n, args)?,
             }
         };
         self.stop(mesh, t, l, Routine::StreamCollide)
