@@ -217,7 +217,9 @@ const MRT_BULK_AS_SHEAR: Collision = Collision::Mrt { bulk: 1.0, odd: Collision:
 fn couette_two_level_patch_mrt() {
     let (e1, r1, _) = couette(false, 10_000, MRT_BULK_AS_SHEAR);
     let (e2, r2, cells) = couette(true, 10_000, MRT_BULK_AS_SHEAR);
-    println!("Couette MRT (ω_b = ω): uniform L2 {e1:.3e} max|dρ| {r1:.3e}; two-level {cells:?} L2 {e2:.3e} max|dρ| {r2:.3e}");
+    println!(
+        "Couette MRT (ω_b = ω): uniform L2 {e1:.3e} max|dρ| {r1:.3e}; two-level {cells:?} L2 {e2:.3e} max|dρ| {r2:.3e}"
+    );
     assert_eq!(cells, vec![768, 1024]);
     assert!(e2 <= 2.0 * e1, "two-level error {e2:.3e} > 2 × uniform {e1:.3e}");
     let dp = r2 / 3.0 / (U * U);

@@ -70,13 +70,13 @@ use crate::criterion::VorticityMarkSerial;
 use crate::guard::GuardCheck;
 use crate::interpolate::{InterpolateChildren, InterpolateGhosts, RescaleParents};
 use crate::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
+use crate::mrt::Mrt;
 use crate::obstacle::{MarkObstacleDistance, ObstacleForce, SolidFlags, SolidMask};
 use crate::primitives::{
     AddOffsets, CompactIndices, CompactValues, MarkSeen, RankSort, ScanTileSerial, Scatter, SplitScatter, TakeSeen,
 };
 use crate::readout::CellMoments;
 use crate::real::Real;
-use crate::mrt::Mrt;
 use crate::regularized::Rr;
 use crate::schedule::{ExpandChildren, FlagBlocks};
 use crate::stream::StreamCollide;

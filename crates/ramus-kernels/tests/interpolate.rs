@@ -172,7 +172,10 @@ fn average_inverts_check<L: VelocitySet>() {
         })
         .collect();
     for j in 0..m {
-        let back = average::<L, f64, _>(j, 1.0 / a, 1.0 / a, [0.0; 3], &Default::default(), &Default::default(), |k, t| fine[k][t]);
+        let back =
+            average::<L, f64, _>(j, 1.0 / a, 1.0 / a, [0.0; 3], &Default::default(), &Default::default(), |k, t| {
+                fine[k][t]
+            });
         let err = max_diff::<L>(&back, &coarse[j]);
         assert!(err <= 1e-13, "{} linear j={j}: error {err:e}", L::NAME);
     }
@@ -221,7 +224,8 @@ fn average_inverts_check<L: VelocitySet>() {
         .map(|k| (0..m).map(|t| interpolate_split::<L, f64, true, _>(k, t, |j| proj(coarse_pos(j)))).collect())
         .collect();
     for j in 0..m {
-        let back = average::<L, f64, _>(j, 1.0, 1.0, [0.0; 3], &Default::default(), &Default::default(), |k, t| fine[k][t]);
+        let back =
+            average::<L, f64, _>(j, 1.0, 1.0, [0.0; 3], &Default::default(), &Default::default(), |k, t| fine[k][t]);
         let want = join::<L, f64>(&proj(coarse_pos(j)));
         let err = max_diff::<L>(&back, &want);
         assert!(err <= 1e-13, "{} cubic j={j}: error {err:e}", L::NAME);
@@ -418,7 +422,9 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
     let args = pl.args(&parents, b_fac, false);
     run_all::<AverageToParents<L, f64, ODD>>(m, &args);
     let averaged: Vec<_> = (0..m)
-        .map(|j| average::<L, f64, _>(j, b_fac, b_fac, [0.0; 3], &Default::default(), &Default::default(), |k, t| fine[k][t]))
+        .map(|j| {
+            average::<L, f64, _>(j, b_fac, b_fac, [0.0; 3], &Default::default(), &Default::default(), |k, t| fine[k][t])
+        })
         .collect();
     for j in 0..m {
         let err = max_diff::<L>(&pl.get::<L, ODD>(0, j), &averaged[j]);

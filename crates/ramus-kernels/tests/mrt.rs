@@ -273,7 +273,17 @@ fn mrt_d2q9_matches_the_matrix_form() {
     let phi = |c: [i32; 3]| {
         let (x, y) = (c[0] as f64, c[1] as f64);
         let t = 1.0 / 3.0;
-        [1.0, x, y, x * x - y * y, x * y, x * x + y * y - 2.0 * t, (x * x - t) * y, (y * y - t) * x, (x * x - t) * (y * y - t)]
+        [
+            1.0,
+            x,
+            y,
+            x * x - y * y,
+            x * y,
+            x * x + y * y - 2.0 * t,
+            (x * x - t) * y,
+            (y * y - t) * x,
+            (x * x - t) * (y * y - t),
+        ]
     };
     let s = [0.0, 0.0, 0.0, r.shear, r.shear, r.bulk, r.odd, r.odd, r.even];
     let mut m = [[0.0; 9]; 9];
