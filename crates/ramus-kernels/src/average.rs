@@ -37,7 +37,7 @@ use crate::interpolate::{add_scaled, join, scale_neq, shift_momentum, split, Com
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::les::{les_factors, LesTransfer};
-use crate::mrt::{scale_neq_mrt, MrtTransfer, Rates};
+use crate::mrt::{les_group_factors, scale_neq_mrt, MrtTransfer, Rates};
 use crate::real::Real;
 use crate::stream::{load_cell, store_cell, Field};
 
@@ -102,10 +102,13 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     if les.c2 > F::ZERO {
         // LES: the factors of the mean non-equilibrium part's own stress.
         scale_neq::<L, F>(&mut acc.neq, inv, inv);
-        let (even, odd) = les_factors::<L, F>(&acc.neq, acc.rho, les);
         if is_mrt {
-            scale_neq_mrt::<L, F>(&mut acc.neq, groups(even, F::ONE));
+            let (shear, odd) = les_group_factors::<L, F>(&acc.neq, acc.rho, les, mrt);
+            let mut r = groups(shear, F::ONE);
+            r.odd = odd;
+            scale_neq_mrt::<L, F>(&mut acc.neq, r);
         } else {
+            let (even, odd) = les_factors::<L, F>(&acc.neq, acc.rho, les);
             scale_neq::<L, F>(&mut acc.neq, even, odd);
         }
     } else if is_mrt {

@@ -41,7 +41,7 @@ use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::les::{les_factors, LesTransfer};
-use crate::mrt::{scale_neq_mrt, MrtTransfer, Rates};
+use crate::mrt::{les_group_factors, scale_neq_mrt, MrtTransfer, Rates};
 use crate::real::Real;
 use crate::stream::{load_cell, store_cell, Field};
 
@@ -316,17 +316,21 @@ pub fn shift_momentum<P, F: Real>(s: &mut Split<P, F>, shift: [F; 3]) {
 
 /// [`split`] with a transfer's factors: under LES ([`CommArgs::les`]) from the cell's
 /// own stress ([`les_factors`]), `factor` and `factor_odd` otherwise; for MRT
-/// ([`CommArgs::mrt`]) group by group ([`scale_neq_mrt`], the shear factor LES's where
-/// it applies); the momentum then shifted by [`CommArgs::shift`].
+/// ([`CommArgs::mrt`]) group by group ([`scale_neq_mrt`], the shear and odd factors the
+/// cell's own under LES, [`les_group_factors`]); the momentum then shifted by
+/// [`CommArgs::shift`].
 #[inline(always)]
 pub fn split_for<L: VelocitySet, F: Real>(h: &L::Pop<F>, a: &CommArgs<F>) -> Split<L::Pop<F>, F> {
     let mrt = a.mrt.bulk != F::ZERO;
     let mut s = if a.les.c2 > F::ZERO {
         let mut s = split::<L, F>(h, F::ONE, F::ONE);
-        let (even, odd) = les_factors::<L, F>(&s.neq, s.rho, &a.les);
         if mrt {
-            scale_neq_mrt::<L, F>(&mut s.neq, mrt_factors(even, F::ONE, a));
+            let (shear, odd) = les_group_factors::<L, F>(&s.neq, s.rho, &a.les, &a.mrt);
+            let mut r = mrt_factors(shear, F::ONE, a);
+            r.odd = odd;
+            scale_neq_mrt::<L, F>(&mut s.neq, r);
         } else {
+            let (even, odd) = les_factors::<L, F>(&s.neq, s.rho, &a.les);
             scale_neq::<L, F>(&mut s.neq, even, odd);
         }
         s

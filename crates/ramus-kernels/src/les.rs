@@ -109,6 +109,16 @@ pub fn has_les<F: Real>(p: &StepParams<F>) -> bool {
 /// [`StepParams::magic`] when it is positive, `ω⁺` otherwise).
 #[inline(always)]
 pub fn les_rates<L: VelocitySet, F: Real>(h: &L::Pop<F>, p: &StepParams<F>) -> (F, F) {
+    let tau = les_tau::<L, F>(h, p);
+    let magic = p.magic.to_f64();
+    let tau_odd = if magic > 0.0 { magic_tau(tau, magic) } else { tau };
+    (F::from_f64(1.0 / tau), F::from_f64(1.0 / tau_odd))
+}
+
+/// The cell's total relaxation time `τ` with the Smagorinsky eddy viscosity (the first
+/// of [`les_rates`], `1/ω⁺`, before rounding to `F`).
+#[inline(always)]
+pub fn les_tau<L: VelocitySet, F: Real>(h: &L::Pop<F>, p: &StepParams<F>) -> f64 {
     let (rho, u0) = moments::<L, F>(h);
     let u = if has_force(p) { forced_velocity(rho, u0, p.force) } else { u0 };
     let usq = usq_term(u);
@@ -119,10 +129,17 @@ pub fn les_rates<L: VelocitySet, F: Real>(h: &L::Pop<F>, p: &StepParams<F>) -> (
     );
     let norm = stress_norm::<L, F>(&neq);
     let tau0 = 1.0 / p.omega.to_f64();
-    let tau = smagorinsky_tau(tau0, norm, rho.to_f64(), p.smagorinsky.to_f64());
-    let magic = p.magic.to_f64();
-    let tau_odd = if magic > 0.0 { magic_tau(tau, magic) } else { tau };
-    (F::from_f64(1.0 / tau), F::from_f64(1.0 / tau_odd))
+    smagorinsky_tau(tau0, norm, rho.to_f64(), p.smagorinsky.to_f64())
+}
+
+/// The total relaxation times `(τ_s, τ_t)` of a transfer's source cell (from its `|Π|`)
+/// and of the target, `τ_t = τ₀_t + k (τ_s − τ₀_s)` (see [`les_factors`]).
+#[inline(always)]
+pub fn les_transfer_taus<L: VelocitySet, F: Real>(neq: &L::Pop<F>, rho: F, les: &LesTransfer<F>) -> (f64, f64) {
+    let norm = stress_norm::<L, F>(neq);
+    let (t0s, t0t, k) = (les.tau_source.to_f64(), les.tau_target.to_f64(), les.ratio.to_f64());
+    let ts = smagorinsky_tau(t0s, norm, rho.to_f64(), les.c2.to_f64());
+    (ts, t0t + k * (ts - t0s))
 }
 
 /// The LES fields of a grid transfer (see [`les_factors`]).
@@ -151,10 +168,8 @@ unsafe impl<F: Real> bytemuck::Pod for LesTransfer<F> {}
 /// TRT's `τ⁻` of each level's `Λ`.
 #[inline(always)]
 pub fn les_factors<L: VelocitySet, F: Real>(neq: &L::Pop<F>, rho: F, les: &LesTransfer<F>) -> (F, F) {
-    let norm = stress_norm::<L, F>(neq);
-    let (t0s, t0t, k) = (les.tau_source.to_f64(), les.tau_target.to_f64(), les.ratio.to_f64());
-    let ts = smagorinsky_tau(t0s, norm, rho.to_f64(), les.c2.to_f64());
-    let tt = t0t + k * (ts - t0s);
+    let (ts, tt) = les_transfer_taus::<L, F>(neq, rho, les);
+    let k = les.ratio.to_f64();
     let even = k * tt / ts;
     let (ms, mt) = (les.magic_source.to_f64(), les.magic_target.to_f64());
     let odd = if ms > 0.0 { k * magic_tau(tt, mt) / magic_tau(ts, ms) } else { even };

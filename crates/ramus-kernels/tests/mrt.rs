@@ -8,8 +8,8 @@
 
 use ramus_kernels::collide::{bgk, equilibrium, moments};
 use ramus_kernels::collision::{trt, Bgk, Collision, Trt};
-use ramus_kernels::les::les_rates;
-use ramus_kernels::mrt::{mrt, scale_neq_mrt, Mrt, Rates};
+use ramus_kernels::les::{les_rates, les_tau};
+use ramus_kernels::mrt::{les_odd_tau, mrt, scale_neq_mrt, Mrt, Rates};
 use ramus_kernels::stream::StepParams;
 use ramus_kernels::{VelocitySet, D2Q9, D3Q19, D3Q27};
 
@@ -194,8 +194,9 @@ fn mrt_guo_forcing_adds_the_force() {
     forced::<D3Q27>();
 }
 
-/// LES: the shear rate is the cell's Smagorinsky rate (`les_rates`), the others the
-/// level's.
+/// LES: the shear rate is the cell's Smagorinsky rate (`les_tau`, the rate of
+/// `les_rates`), the odd ghosts keep the level's `(τ_o − ½)/(τ₀ − ½)` per cell, the bulk
+/// and even ghosts the level's rates.
 fn les<L: VelocitySet>() {
     let h0 = sample::<L>();
     let p = StepParams::<f64> {
@@ -207,15 +208,21 @@ fn les<L: VelocitySet>() {
         ..Default::default()
     };
     let shear = les_rates::<L, f64>(&h0, &p).0;
+    let tau = les_tau::<L, f64>(&h0, &p);
+    assert_eq!(shear, 1.0 / tau);
     assert!(shear < p.omega, "{}: the eddy viscosity lowers the shear rate", L::NAME);
+    let tau_odd = 0.5 + (1.0 / 1.2 - 0.5) * (tau - 0.5) / (0.56 - 0.5);
+    let odd = 1.0 / tau_odd;
+    assert!((odd - 1.0 / les_odd_tau(tau, 0.56, 1.0 / 1.2)).abs() <= 1e-15, "{}: odd rate", L::NAME);
     let (mut x, mut y) = (h0, h0);
     Mrt::collide::<L, f64>(&mut x, &p);
-    mrt::<L, f64, false>(&mut y, Rates { shear, bulk: 1.19, odd: 1.2, even: 1.4 }, [0.0; 3]);
-    assert!((0..L::Q).all(|i| x[i].to_bits() == y[i].to_bits()), "{}: LES shear rate only", L::NAME);
+    let odd = 1.0 / les_odd_tau(tau, 1.0 / p.omega, 1.0 / p.omega_minus);
+    mrt::<L, f64, false>(&mut y, Rates { shear, bulk: 1.19, odd, even: 1.4 }, [0.0; 3]);
+    assert!((0..L::Q).all(|i| x[i].to_bits() == y[i].to_bits()), "{}: LES shear and odd rates", L::NAME);
 }
 
 #[test]
-fn mrt_smagorinsky_sets_the_shear_rate_only() {
+fn mrt_smagorinsky_sets_the_shear_and_odd_rates() {
     les::<D2Q9>();
     les::<D3Q19>();
     les::<D3Q27>();

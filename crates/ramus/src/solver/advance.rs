@@ -159,7 +159,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 fine_to_coarse_factor(taus[t], taus[s])
             }
         };
-        MrtTransfer { bulk: F::from_f64(factor(&self.taus_bulk)), even: F::from_f64(factor(&self.taus_even)) }
+        MrtTransfer {
+            bulk: F::from_f64(factor(&self.taus_bulk)),
+            even: F::from_f64(factor(&self.taus_even)),
+            odd_source: F::from_f64(self.taus_odd[s]),
+            odd_target: F::from_f64(self.taus_odd[t]),
+        }
     }
 
     /// The LES fields of a transfer from level `s` to level `t` (see
