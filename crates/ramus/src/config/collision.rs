@@ -47,7 +47,8 @@ pub enum Collision {
     /// `τ_b − ½` and `τ_o − ½` double per level like the viscosity's (the bulk viscosity
     /// is the same on every level, and the grid transfers, which rescale each group with
     /// its own `τ_F/(2τ_C)`, stay consistent to second order: a linear shear flow crosses
-    /// the interfaces exactly), while the even ghosts keep their rate. Defaults
+    /// the interfaces exactly), while the even ghosts keep their rate. Under LES the shear
+    /// rate is each cell's and the odd ghosts keep `(τ_o − ½)/(τ − ½)` per cell. Defaults
     /// ([`Collision::mrt`]): d'Humières et al. (2002)'s D3Q19 rates of the moments of the
     /// same orders, 1.19, 1.2, 1.4.
     Mrt {
