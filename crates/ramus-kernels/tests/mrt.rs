@@ -6,6 +6,9 @@
 //! `f64` sums of ~30 terms of size ≤ 1e-2 (1e-15 absolute), and 1e-16 for quantities
 //! of size ≤ 1e-3.
 
+// Index loops over axes and directions, as in the formulas.
+#![allow(clippy::needless_range_loop)]
+
 use ramus_kernels::collide::{bgk, equilibrium, moments};
 use ramus_kernels::collision::{trt, Bgk, Collision, Trt};
 use ramus_kernels::les::{les_rates, les_tau};
