@@ -154,11 +154,18 @@ fn cavity_re100_rr_matches_ghia() {
     check_with(100, 20.0, &[], Collision::RecursiveRegularized);
 }
 
-/// With the Smagorinsky model (C = 0.17) on top of BGK and of RR: at Re 100 on 128² the
+/// MRT (`Collision::mrt()`: bulk 1.19, odd ghosts 1.2, even ghosts 1.4) on the same grid,
+/// same tolerance.
+#[test]
+fn cavity_re100_mrt_matches_ghia() {
+    check_with(100, 20.0, &[], Collision::mrt());
+}
+
+/// With the Smagorinsky model (C = 0.17) on top of BGK, RR and MRT: at Re 100 on 128² the
 /// flow is resolved, the eddy viscosity small, and the profiles stay within the tolerance.
 #[test]
 fn cavity_re100_smagorinsky_matches_ghia() {
-    for collision in [Collision::Bgk, Collision::RecursiveRegularized] {
+    for collision in [Collision::Bgk, Collision::RecursiveRegularized, Collision::mrt()] {
         check_les(100, 20.0, &[], collision, Les::Smagorinsky { constant: Les::SMAGORINSKY });
     }
 }
@@ -179,6 +186,15 @@ fn cavity_re100_wale_and_vreman_match_ghia() {
 )]
 fn cavity_re400_rr_matches_ghia() {
     check_with(400, 40.0, &[0.9063], Collision::RecursiveRegularized);
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
+fn cavity_re400_mrt_matches_ghia() {
+    check_with(400, 40.0, &[0.9063], Collision::mrt());
 }
 
 #[test]
@@ -238,6 +254,27 @@ fn cavity_re1000_three_levels_rr_smagorinsky_matches_ghia() {
 )]
 fn cavity_re1000_three_levels_rr_wale_matches_ghia() {
     three_levels(Collision::RecursiveRegularized, Les::Wale { constant: Les::WALE });
+}
+
+/// [`cavity_re1000_three_levels_matches_ghia`] with MRT (default rates; on the finer
+/// levels `τ_b − ½` and `τ_o − ½` double like `τ − ½`).
+#[test]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
+fn cavity_re1000_three_levels_mrt_matches_ghia() {
+    three_levels(Collision::mrt(), Les::None);
+}
+
+/// [`cavity_re1000_three_levels_matches_ghia`] with MRT and the Smagorinsky model.
+#[test]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (minutes on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
+fn cavity_re1000_three_levels_mrt_smagorinsky_matches_ghia() {
+    three_levels(Collision::mrt(), Les::Smagorinsky { constant: Les::SMAGORINSKY });
 }
 
 fn three_levels(collision: Collision, les: Les) {

@@ -124,7 +124,7 @@ fn invalid_input_exits_with_code_2_before_running() {
         (vec!["--n", "16", "--probe", "a b=0.5,0.5"], "cavity", "probes[0].name"),
         (vec!["--n", "16", "--output-every", "0"], "cavity", "output_every"),
         (vec!["--n", "16", "--series-every", "0"], "cavity", "series_every"),
-        (vec!["--n", "16", "--collision", "mrt"], "cavity", "collision"),
+        (vec!["--n", "16", "--collision", "kbc"], "cavity", "collision"),
         (vec!["--n", "16", "--collision", "trt", "--magic", "0"], "cavity", "collision.magic"),
         (vec!["--n", "16", "--magic", "0.25"], "cavity", "magic"),
         (vec!["--collision", "trt", "--magic-levels", "sometimes"], "cylinder", "magic_levels"),

@@ -210,11 +210,45 @@ fn rr_d3q27_f64_three_levels_cubic() {
     compare_with::<D3, D3Q27, f64>(16, 3, 48, Interpolation::Cubic, Collision::RecursiveRegularized);
 }
 
+/// MRT (issue "Collision models"): the operator and the per-group rescaling of the grid
+/// transfers (`mrt::scale_neq_mrt`) on every lattice, both interpolations, the two-pass
+/// ghost exchange, a body force and the Smagorinsky model.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn mrt_d2q9_f32_four_levels_cubic() {
+    compare_with::<D2, D2Q9, f32>(64, 4, 96, Interpolation::Cubic, Collision::mrt());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn mrt_d3q19_f32_three_levels_two_pass_ghosts() {
+    compare_with::<D3, D3Q19, f32>(32, 3, 32, Interpolation::Linear, Collision::mrt());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn mrt_d3q27_f64_three_levels_cubic() {
+    compare_with::<D3, D3Q27, f64>(16, 3, 48, Interpolation::Cubic, Collision::mrt());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn forced_mrt_d3q19_f64_three_levels_cubic() {
+    compare_forced::<D3, D3Q19, f64>(16, 3, 48, Interpolation::Cubic, Collision::mrt(), [1e-6, 0.0, 2e-6]);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn smagorinsky_mrt_d3q27_f32_three_levels_linear() {
+    let les = Les::Smagorinsky { constant: Les::SMAGORINSKY };
+    compare_les::<D3, D3Q27, f32>(16, 3, 48, Interpolation::Linear, Collision::mrt(), [0.0; 3], les);
+}
+
 /// A body force (Guo's scheme, the transfers' momentum shift) with each operator.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn forced_every_operator_d2q9_f32_three_levels() {
-    for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized] {
+    for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized, Collision::mrt()] {
         compare_forced::<D2, D2Q9, f32>(64, 3, 96, Interpolation::Linear, collision, [2e-6, -1e-6, 0.0]);
     }
 }
@@ -238,7 +272,7 @@ fn forced_rr_d3q19_f64_three_levels_cubic() {
 #[ignore = "needs a CUDA device"]
 fn smagorinsky_every_operator_d2q9_f32_three_levels() {
     let les = Les::Smagorinsky { constant: Les::SMAGORINSKY };
-    for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized] {
+    for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized, Collision::mrt()] {
         compare_les::<D2, D2Q9, f32>(64, 3, 96, Interpolation::Linear, collision, [0.0; 3], les);
     }
 }

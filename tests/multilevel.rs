@@ -193,6 +193,44 @@ fn couette_two_level_patch_regularized() {
     assert!(dp <= 2.0 * e1, "pressure jump {dp:.3e} ρU² > 2 × the uniform velocity error {e1:.3e}");
 }
 
+/// MRT with the default ghost rates and the bulk rate equal to the viscosity's on the
+/// root level (τ = 1 here, so `ω_b = 1`; `τ_b − ½` then doubles per level like `τ − ½`).
+const MRT_BULK_AS_SHEAR: Collision = Collision::Mrt { bulk: 1.0, odd: Collision::MRT_ODD, even: Collision::MRT_EVEN };
+
+/// Couette flow through the refined patch with MRT: the transfers rescale each moment
+/// group with its own `τ_k,F/(2τ_k,C)` (`mrt::scale_neq_mrt`), and `τ_o − ½` doubles per
+/// level like `τ − ½`, which keeps the second-order terms of the non-equilibrium part
+/// consistent across the interfaces (derivation in `ramus_kernels::mrt`); the even
+/// ghosts keep their rate. Acceptance of issue 14 (a linear shear flow crosses a
+/// coarse–fine interface exactly, as with BGK), with BGK's tolerances:
+///
+/// - `MRT_BULK_AS_SHEAR`: the uniform grid is exact (8.2e-8, the unfinished transient),
+///   and so is the two-level grid (measured 1.0e-7). With `τ_o` fixed per level instead
+///   (factor ½ / 2) the second-order terms do not follow the factor: 7.3e-6, failing.
+/// - The default rates (bulk `ω_b` = 1.19 ≠ ω): with a bulk rate other than the shear
+///   rate, half-way bounce-back walls leave an `O(U²)` steady error on the uniform grid
+///   itself (measured 1.58e-6 in L2 and max |dρ| 5.0e-6 at U = 0.05, 4.1e-7 and 1.3e-6 at
+///   U = 0.025; 8.2e-8 and 0 with every even rate equal, as for TRT), so the analytic
+///   profile is not the reference there: the two-level grid must not be worse than the
+///   uniform one, in velocity and in density (measured 1.61e-6 and the same 5.0e-6).
+#[test]
+fn couette_two_level_patch_mrt() {
+    let (e1, r1, _) = couette(false, 10_000, MRT_BULK_AS_SHEAR);
+    let (e2, r2, cells) = couette(true, 10_000, MRT_BULK_AS_SHEAR);
+    println!(
+        "Couette MRT (ω_b = ω): uniform L2 {e1:.3e} max|dρ| {r1:.3e}; two-level {cells:?} L2 {e2:.3e} max|dρ| {r2:.3e}"
+    );
+    assert_eq!(cells, vec![768, 1024]);
+    assert!(e2 <= 2.0 * e1, "two-level error {e2:.3e} > 2 × uniform {e1:.3e}");
+    let dp = r2 / 3.0 / (U * U);
+    assert!(dp <= 2.0 * e1, "pressure jump {dp:.3e} ρU² > 2 × the uniform velocity error {e1:.3e}");
+    let (e1, r1, _) = couette(false, 10_000, Collision::mrt());
+    let (e2, r2, _) = couette(true, 10_000, Collision::mrt());
+    println!("Couette MRT (defaults): uniform L2 {e1:.3e} max|dρ| {r1:.3e}; two-level L2 {e2:.3e} max|dρ| {r2:.3e}");
+    assert!(e2 <= 2.0 * e1, "defaults: two-level error {e2:.3e} > 2 × uniform {e1:.3e}");
+    assert!(r2 <= 2.0 * r1, "defaults: two-level max|dρ| {r2:.3e} > 2 × uniform {r1:.3e}");
+}
+
 /// Couette flow through the refined patch with the Smagorinsky model (C = 1, so that the
 /// eddy viscosity `C² U/H` is 1 % of the molecular one, far above round-off): the shear
 /// is uniform, so is `ν_t`, and the linear profile stays the exact solution. The
@@ -201,11 +239,14 @@ fn couette_two_level_patch_regularized() {
 /// (`les::les_factors`): the profile crosses the interfaces as exactly as without LES,
 /// for every operator (TRT with its default constant Λ: its 1.3e-5 interface error of
 /// `MagicLevels::Constant`, measured 1.24e-5). Measured: BGK 7.0e-8, RR 8.1e-8 (uniform
-/// 1.2e-7); with the molecular factors instead of the cells' own, BGK gave 2.7e-5.
+/// 1.2e-7); with the molecular factors instead of the cells' own, BGK gave 2.7e-5. MRT
+/// (bulk rate at the viscosity's, see [`couette_two_level_patch_mrt`]): 1.35e-7 (uniform
+/// 9.1e-8), its odd ghosts keeping the level's `(τ_o − ½)/(τ₀ − ½)` per cell
+/// (`mrt::les_odd_tau`); with the odd ghosts at the level's rate instead, 2.4e-7.
 #[test]
 fn couette_two_level_patch_smagorinsky() {
     let les = Les::Smagorinsky { constant: 1.0 };
-    for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized] {
+    for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized, MRT_BULK_AS_SHEAR] {
         let (e1, _, _) = couette_les(false, 10_000, collision, les);
         let (e2, r2, cells) = couette_les(true, 10_000, collision, les);
         println!("Couette {collision:?} + Smagorinsky: uniform L2 {e1:.3e}; two-level L2 {e2:.3e} max|dρ| {r2:.3e}");

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 #[derive(clap::Args, Serialize, Deserialize, Clone, Debug)]
 pub struct CollisionFlags {
     /// Collision operator: bgk (the paper's single relaxation time), trt (two relaxation
-    /// times) or rr (recursive regularized, robust at high Reynolds numbers); see
-    /// ramus::Collision.
+    /// times), mrt (multiple relaxation times, default rates) or rr (recursive
+    /// regularized, robust at high Reynolds numbers); see ramus::Collision.
     #[arg(long, default_value = "bgk")]
     pub collision: String,
     /// TRT's magic parameter Λ on the root level [default: 3/16].

@@ -38,7 +38,8 @@ use crate::interpolate::{
 };
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
-use crate::les::{eddy_factors, les_factors, LesTransfer};
+use crate::les::{les_factors, LesTransfer};
+use crate::mrt::{les_group_factors, scale_neq_mrt, MrtTransfer, Rates};
 use crate::real::Real;
 use crate::stream::{load_cell, store_cell, Field};
 
@@ -63,8 +64,10 @@ fn group_cell(t0: usize, n: usize) -> usize {
 /// The coarse population of cell `j` from the `2^D` fine cells covering it: the mean of
 /// their densities, momenta and non-equilibrium parts, the latter rescaled by `factor`
 /// (`2τ_C/τ_F`; `factor_odd` for the odd part, see [`scale_neq`]), the momentum shifted by
-/// `shift` ([`shift_momentum`]); under LES (`les.c2 > 0`) the factors come from the mean
-/// non-equilibrium part's stress ([`les_factors`]); joined as `h^eq(ρ̄, j̄/ρ̄) + neq` ([`crate::interpolate::join`]).
+/// `shift` ([`shift_momentum`]); under LES the factors come from the mean
+/// non-equilibrium part's stress or the mean eddy viscosity ([`les_factors`]); for MRT (`mrt.bulk ≠ 0`) group by
+/// group ([`scale_neq_mrt`]: `factor` on the shear moments, `factor_odd` on the odd
+/// ghosts, `mrt`'s on the bulk and even ghosts); joined as `h^eq(ρ̄, j̄/ρ̄) + neq` ([`crate::interpolate::join`]).
 /// `fine(k, t)` returns the population of fine cell `t` of child `k`. Mass and momentum
 /// are the fine cells' mean, as with the paper's mean of populations; the equilibrium is
 /// rebuilt from the mean momentum instead of averaged, consistently with
@@ -76,16 +79,17 @@ pub fn average<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> L::Pop<F>>(
     factor_odd: F,
     shift: [F; 3],
     les: &LesTransfer<F>,
+    mrt: &MrtTransfer<F>,
     mut fine: G,
 ) -> L::Pop<F> {
-    average_eddy::<L, F, _>(j, factor, factor_odd, shift, les, |k, t| (fine(k, t), F::ZERO)).0
+    average_eddy::<L, F, _>(j, factor, factor_odd, shift, les, mrt, |k, t| (fine(k, t), F::ZERO)).0
 }
 
 /// [`average`] under any LES model: `fine(k, t)` also returns the fine cell's eddy
 /// viscosity, and the result the coarse cell's. Under a gradient model (`les.eddy > 0`,
 /// [`crate::eddy`]) the factors come from the fine cells' mean eddy viscosity
-/// ([`eddy_factors`]), and the coarse cell's is that mean times `k = 2`; otherwise the
-/// eddy viscosity returned is 0.
+/// ([`les_factors`] with it), and the coarse cell's is that mean times `k = 2`;
+/// otherwise the eddy viscosity returned is 0.
 #[inline(always)]
 pub fn average_eddy<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> (L::Pop<F>, F)>(
     j: usize,
@@ -93,6 +97,7 @@ pub fn average_eddy<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> (L::Pop<F
     factor_odd: F,
     shift: [F; 3],
     les: &LesTransfer<F>,
+    mrt: &MrtTransfer<F>,
     mut fine: G,
 ) -> (L::Pop<F>, F) {
     let nc = <L::Dim as Dim>::CHILDREN;
@@ -109,19 +114,33 @@ pub fn average_eddy<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> (L::Pop<F
     for a in 0..3 {
         acc.j[a] *= inv;
     }
+    let is_mrt = mrt.bulk != F::ZERO;
+    let groups = |shear: F, scale: F| Rates {
+        shear: scale * shear,
+        bulk: scale * mrt.bulk,
+        odd: scale * factor_odd,
+        even: scale * mrt.even,
+    };
     let mut nu = F::ZERO;
-    if les.eddy > F::ZERO {
-        // A gradient model: the factors of the fine cells' mean eddy viscosity.
+    if les.active() {
+        // LES: the factors of the mean non-equilibrium part's own stress (Smagorinsky)
+        // or of the fine cells' mean eddy viscosity (gradient models).
+        scale_neq::<L, F>(&mut acc.neq, inv, inv);
         let mean = acc.nu * inv;
-        scale_neq::<L, F>(&mut acc.neq, inv, inv);
-        let (even, odd) = eddy_factors(mean, les);
-        scale_neq::<L, F>(&mut acc.neq, even, odd);
-        nu = les.ratio * mean;
-    } else if les.c2 > F::ZERO {
-        // LES: the factors of the mean non-equilibrium part's own stress.
-        scale_neq::<L, F>(&mut acc.neq, inv, inv);
-        let (even, odd) = les_factors::<L, F>(&acc.neq, acc.rho, les);
-        scale_neq::<L, F>(&mut acc.neq, even, odd);
+        if is_mrt {
+            let (shear, odd) = les_group_factors::<L, F>(&acc.neq, acc.rho, mean, les, mrt);
+            let mut r = groups(shear, F::ONE);
+            r.odd = odd;
+            scale_neq_mrt::<L, F>(&mut acc.neq, r);
+        } else {
+            let (even, odd) = les_factors::<L, F>(&acc.neq, acc.rho, mean, les);
+            scale_neq::<L, F>(&mut acc.neq, even, odd);
+        }
+        if les.eddy > F::ZERO {
+            nu = les.ratio * mean;
+        }
+    } else if is_mrt {
+        scale_neq_mrt::<L, F>(&mut acc.neq, groups(factor, inv));
     } else {
         scale_neq::<L, F>(&mut acc.neq, inv * factor, inv * factor_odd);
     }
@@ -176,7 +195,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F,
             }
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let (h, nu) = average_eddy::<L, F, _>(j, a.factor, a.factor_odd, a.shift, &a.les, |k, t| {
+        let (h, nu) = average_eddy::<L, F, _>(j, a.factor, a.factor_odd, a.shift, &a.les, &a.mrt, |k, t| {
             (load_cell::<L, F, false>(&fld, first + k, t), cell_eddy::<L, F>(a, first + k, t))
         });
         store_cell::<L, F, ODD>(&fld, q, j, &h);

@@ -100,7 +100,7 @@ pub fn forced_velocity<F: Real>(rho: F, u: [F; 3], force: [F; 3]) -> [F; 3] {
 /// The parity parts of Guo's source of direction `i` (odd `i`, or 0): `(S⁺_i, S⁻_i)` with
 /// `S⁺_i = w_i (9 (c_i·u)(c_i·F) − 3 u·F)`, `S⁻_i = 3 w_i c_i·F` (`S⁻_ī = −S⁻_i`).
 #[inline(always)]
-fn guo_parts<L: VelocitySet, F: Real>(i: usize, u: [F; 3], force: [F; 3], uf: F) -> (F, F) {
+pub(crate) fn guo_parts<L: VelocitySet, F: Real>(i: usize, u: [F; 3], force: [F; 3], uf: F) -> (F, F) {
     let w = F::from_f64(L::W[i]);
     let cf = c_dot(L::C[i], force);
     let cu = c_dot(L::C[i], u);

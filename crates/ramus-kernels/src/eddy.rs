@@ -54,6 +54,7 @@ use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::les::{magic_tau, sqrt};
 use crate::memory::Lens;
+use crate::mrt::les_odd_tau;
 use crate::real::Real;
 use crate::stream::{load_cell, Field, StepParams, ONB_SOLID};
 
@@ -194,7 +195,8 @@ pub unsafe fn velocity_gradient<L: VelocitySet, F: Real>(
 /// The step parameters of cell `t` of block `b` under the gradient model of `p`
 /// ([`StepParams::les_model`] ≠ [`LES_NONE`]): `p` with the cell's total relaxation rates
 /// `ω⁺ = 1/(τ₀ + 3ν_t)` and `ω⁻` (TRT's magic parameter kept when [`StepParams::magic`]
-/// is positive, `ω⁺` otherwise), and `ν_t`, which it also stores.
+/// is positive, MRT's odd-ghost rule [`les_odd_tau`] when [`StepParams::omega_bulk`] is,
+/// `ω⁺` otherwise); it also stores `ν_t`.
 ///
 /// Ghost cells (fine cells filled from the coarse level before each coarse step) relax
 /// with the eddy viscosity the interpolation gave them, like their populations: their
@@ -224,9 +226,17 @@ pub unsafe fn cell_params<L: VelocitySet, F: Real>(
         *slot = F::from_f64(nu);
         nu
     };
-    let tau = 1.0 / p.omega.to_f64() + 3.0 * nu;
+    let tau0 = 1.0 / p.omega.to_f64();
+    let tau = tau0 + 3.0 * nu;
     let magic = p.magic.to_f64();
-    let tau_odd = if magic > 0.0 { magic_tau(tau, magic) } else { tau };
+    let tau_odd = if magic > 0.0 {
+        magic_tau(tau, magic)
+    } else if p.omega_bulk > F::ZERO {
+        // MRT: the odd ghosts keep the level's (τ_o − ½)/(τ₀ − ½), as under Smagorinsky.
+        les_odd_tau(tau, tau0, 1.0 / p.omega_minus.to_f64())
+    } else {
+        tau
+    };
     let mut q = *p;
     q.omega = F::from_f64(1.0 / tau);
     q.omega_minus = F::from_f64(1.0 / tau_odd);

@@ -40,7 +40,8 @@ use crate::collide::{equilibrium_dir, moments, usq_term};
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
-use crate::les::{eddy_factors, les_factors, LesTransfer};
+use crate::les::{les_factors, LesTransfer};
+use crate::mrt::{les_group_factors, scale_neq_mrt, MrtTransfer, Rates};
 use crate::real::Real;
 use crate::stream::{load_cell, store_cell, Field};
 
@@ -316,28 +317,47 @@ pub fn shift_momentum<P, F: Real>(s: &mut Split<P, F>, shift: [F; 3]) {
     }
 }
 
-/// [`split`] with a transfer's factors: under Smagorinsky's LES ([`CommArgs::les`]) from
-/// the cell's own stress ([`les_factors`]), under a gradient model from its eddy
-/// viscosity `nu` ([`eddy_factors`], which the split carries on as `k ν_t`), `factor` and
-/// `factor_odd` otherwise; the momentum then shifted by [`CommArgs::shift`].
+/// [`split`] with a transfer's factors: under LES ([`CommArgs::les`]) from the cell's
+/// own relaxation time ([`les_factors`]: from its stress under Smagorinsky's model, from
+/// the eddy viscosity `nu` it carries under a gradient model, which the split carries on
+/// as `k ν_t`), `factor` and `factor_odd` otherwise; for MRT ([`CommArgs::mrt`]) group by
+/// group ([`scale_neq_mrt`], the shear and odd factors the cell's own under LES,
+/// [`les_group_factors`]); the momentum then shifted by [`CommArgs::shift`].
 #[inline(always)]
 pub fn split_for<L: VelocitySet, F: Real>(h: &L::Pop<F>, nu: F, a: &CommArgs<F>) -> Split<L::Pop<F>, F> {
-    let mut s = if a.les.eddy > F::ZERO {
+    let mrt = a.mrt.bulk != F::ZERO;
+    let mut s = if a.les.active() {
         let mut s = split::<L, F>(h, F::ONE, F::ONE);
-        let (even, odd) = eddy_factors(nu, &a.les);
-        scale_neq::<L, F>(&mut s.neq, even, odd);
-        s.nu = a.les.ratio * nu;
+        if mrt {
+            let (shear, odd) = les_group_factors::<L, F>(&s.neq, s.rho, nu, &a.les, &a.mrt);
+            let mut r = mrt_factors(shear, F::ONE, a);
+            r.odd = odd;
+            scale_neq_mrt::<L, F>(&mut s.neq, r);
+        } else {
+            let (even, odd) = les_factors::<L, F>(&s.neq, s.rho, nu, &a.les);
+            scale_neq::<L, F>(&mut s.neq, even, odd);
+        }
+        if a.les.eddy > F::ZERO {
+            s.nu = a.les.ratio * nu;
+        }
         s
-    } else if a.les.c2 > F::ZERO {
+    } else if mrt {
         let mut s = split::<L, F>(h, F::ONE, F::ONE);
-        let (even, odd) = les_factors::<L, F>(&s.neq, s.rho, &a.les);
-        scale_neq::<L, F>(&mut s.neq, even, odd);
+        scale_neq_mrt::<L, F>(&mut s.neq, mrt_factors(a.factor, F::ONE, a));
         s
     } else {
         split::<L, F>(h, a.factor, a.factor_odd)
     };
     shift_momentum(&mut s, a.shift);
     s
+}
+
+/// The per-group factors of an MRT transfer `a` with the shear factor `shear`, all
+/// times `scale` (the averaging's `1/2^D`; 1 to interpolate): the bulk and even-ghost
+/// factors of [`CommArgs::mrt`], the odd ghosts' `factor_odd`.
+#[inline(always)]
+pub fn mrt_factors<F: Real>(shear: F, scale: F, a: &CommArgs<F>) -> Rates<F> {
+    Rates { shear: scale * shear, bulk: scale * a.mrt.bulk, odd: scale * a.factor_odd, even: scale * a.mrt.even }
 }
 
 /// The population `h^eq(ρ, j/ρ) + neq` of a split.
@@ -431,9 +451,10 @@ kernel_args! {
         /// ([`crate::average::AverageToParents`]).
         pub list: ref u32,
         /// Rescaling factor: `τ_F/(2τ_C)` to interpolate, `2τ_C/τ_F` to average (TRT:
-        /// of `τ⁺`, for the even non-equilibrium part).
+        /// of `τ⁺`, for the even non-equilibrium part; MRT: of the shear moments).
         pub factor: val F,
-        /// The factor of the odd non-equilibrium part (TRT: of `τ⁻`; BGK: `factor`).
+        /// The factor of the odd non-equilibrium part (TRT: of `τ⁻`; MRT: of the odd
+        /// ghosts' `τ_o`; BGK: `factor`).
         pub factor_odd: val F,
         /// Added to the transferred momentum: `(F_source − F_target)/2` for a body force
         /// `F` on the levels ([`shift_momentum`]); zero without one.
@@ -441,6 +462,10 @@ kernel_args! {
         /// LES: the factors come from each cell's stress ([`crate::les::les_factors`])
         /// instead of `factor`, `factor_odd` (`les.c2 = 0`: no LES).
         pub les: val LesTransfer<F>,
+        /// MRT ([`crate::mrt`]): the factors of the bulk and even-ghost moments; the
+        /// shear moments take `factor` (or LES's), the odd ghosts `factor_odd`
+        /// ([`scale_neq_mrt`]). `mrt.bulk = 0`: not MRT, the parity rescaling.
+        pub mrt: val MrtTransfer<F>,
         /// Interpolation: nonzero writes ghost cells only, zero every cell. Averaging:
         /// the `AVERAGE_*` mode of [`crate::average`].
         pub masked: val u32,

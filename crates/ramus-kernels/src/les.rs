@@ -109,6 +109,16 @@ pub fn has_les<F: Real>(p: &StepParams<F>) -> bool {
 /// [`StepParams::magic`] when it is positive, `ω⁺` otherwise).
 #[inline(always)]
 pub fn les_rates<L: VelocitySet, F: Real>(h: &L::Pop<F>, p: &StepParams<F>) -> (F, F) {
+    let tau = les_tau::<L, F>(h, p);
+    let magic = p.magic.to_f64();
+    let tau_odd = if magic > 0.0 { magic_tau(tau, magic) } else { tau };
+    (F::from_f64(1.0 / tau), F::from_f64(1.0 / tau_odd))
+}
+
+/// The cell's total relaxation time `τ` with the Smagorinsky eddy viscosity (the first
+/// of [`les_rates`], `1/ω⁺`, before rounding to `F`).
+#[inline(always)]
+pub fn les_tau<L: VelocitySet, F: Real>(h: &L::Pop<F>, p: &StepParams<F>) -> f64 {
     let (rho, u0) = moments::<L, F>(h);
     let u = if has_force(p) { forced_velocity(rho, u0, p.force) } else { u0 };
     let usq = usq_term(u);
@@ -119,13 +129,25 @@ pub fn les_rates<L: VelocitySet, F: Real>(h: &L::Pop<F>, p: &StepParams<F>) -> (
     );
     let norm = stress_norm::<L, F>(&neq);
     let tau0 = 1.0 / p.omega.to_f64();
-    let tau = smagorinsky_tau(tau0, norm, rho.to_f64(), p.smagorinsky.to_f64());
-    let magic = p.magic.to_f64();
-    let tau_odd = if magic > 0.0 { magic_tau(tau, magic) } else { tau };
-    (F::from_f64(1.0 / tau), F::from_f64(1.0 / tau_odd))
+    smagorinsky_tau(tau0, norm, rho.to_f64(), p.smagorinsky.to_f64())
 }
 
-/// The LES fields of a grid transfer (see [`les_factors`], [`eddy_factors`]).
+/// The total relaxation times `(τ_s, τ_t)` of a transfer's source cell and of the target,
+/// `τ_t = τ₀_t + k (τ_s − τ₀_s)` (see [`les_factors`]): `τ_s` from the cell's `|Π|` under
+/// Smagorinsky's model, `τ₀_s + 3ν_t` from the eddy viscosity `nu` it carries under a
+/// gradient model ([`LesTransfer::eddy`], [`crate::eddy`]).
+#[inline(always)]
+pub fn les_transfer_taus<L: VelocitySet, F: Real>(neq: &L::Pop<F>, rho: F, nu: F, les: &LesTransfer<F>) -> (f64, f64) {
+    let (t0s, t0t, k) = (les.tau_source.to_f64(), les.tau_target.to_f64(), les.ratio.to_f64());
+    let ts = if les.eddy > F::ZERO {
+        t0s + 3.0 * nu.to_f64()
+    } else {
+        smagorinsky_tau(t0s, stress_norm::<L, F>(neq), rho.to_f64(), les.c2.to_f64())
+    };
+    (ts, t0t + k * (ts - t0s))
+}
+
+/// The LES fields of a grid transfer (see [`les_factors`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LesTransfer<F> {
@@ -140,40 +162,32 @@ pub struct LesTransfer<F> {
     /// `k`: ½ to the finer level, 2 to the coarser.
     pub ratio: F,
     /// Positive under a gradient model ([`crate::eddy`]): the factors come from the eddy
-    /// viscosity each cell carries ([`eddy_factors`]), which the transfer carries along.
+    /// viscosity each cell carries, which the transfer carries along (`k ν_t`).
     pub eddy: F,
+}
+
+impl<F: Real> LesTransfer<F> {
+    /// Whether the transfer rescales with the cells' own relaxation times (any LES model).
+    #[inline(always)]
+    pub fn active(&self) -> bool {
+        self.c2 > F::ZERO || self.eddy > F::ZERO
+    }
 }
 
 // SAFETY: `#[repr(C)]`, seven fields of one `Real` type: no padding.
 unsafe impl<F: Real> bytemuck::Zeroable for LesTransfer<F> {}
 unsafe impl<F: Real> bytemuck::Pod for LesTransfer<F> {}
 
-/// Rescaling factors `(even, odd)` of a transfer from a source cell of total relaxation
-/// time `ts` (see the module docs): `k τ_t/τ_s` with `τ_t = τ₀_t + k (τ_s − τ₀_s)`; the odd
-/// factor with TRT's `τ⁻` of each level's `Λ`.
+/// Rescaling factors `(even, odd)` of a transfer of a source cell with non-equilibrium
+/// part `neq`, density `rho` and eddy viscosity `nu` (gradient models only) under LES
+/// (see the module docs): `k τ_t/τ_s` with the total times of [`les_transfer_taus`]; the
+/// odd factor with TRT's `τ⁻` of each level's `Λ`.
 #[inline(always)]
-fn transfer_factors<F: Real>(ts: f64, les: &LesTransfer<F>) -> (F, F) {
-    let (t0s, t0t, k) = (les.tau_source.to_f64(), les.tau_target.to_f64(), les.ratio.to_f64());
-    let tt = t0t + k * (ts - t0s);
+pub fn les_factors<L: VelocitySet, F: Real>(neq: &L::Pop<F>, rho: F, nu: F, les: &LesTransfer<F>) -> (F, F) {
+    let (ts, tt) = les_transfer_taus::<L, F>(neq, rho, nu, les);
+    let k = les.ratio.to_f64();
     let even = k * tt / ts;
     let (ms, mt) = (les.magic_source.to_f64(), les.magic_target.to_f64());
     let odd = if ms > 0.0 { k * magic_tau(tt, mt) / magic_tau(ts, ms) } else { even };
     (F::from_f64(even), F::from_f64(odd))
-}
-
-/// Rescaling factors `(even, odd)` of a transfer of a source cell with non-equilibrium
-/// part `neq` and density `rho` under Smagorinsky's model (see the module docs): `τ_s`
-/// from the cell's `|Π|`.
-#[inline(always)]
-pub fn les_factors<L: VelocitySet, F: Real>(neq: &L::Pop<F>, rho: F, les: &LesTransfer<F>) -> (F, F) {
-    let norm = stress_norm::<L, F>(neq);
-    let t0s = les.tau_source.to_f64();
-    transfer_factors(smagorinsky_tau(t0s, norm, rho.to_f64(), les.c2.to_f64()), les)
-}
-
-/// Rescaling factors `(even, odd)` of a transfer of a source cell with eddy viscosity
-/// `nu` under a gradient model ([`crate::eddy`]): `τ_s = τ₀_s + 3ν_t`.
-#[inline(always)]
-pub fn eddy_factors<F: Real>(nu: F, les: &LesTransfer<F>) -> (F, F) {
-    transfer_factors(les.tau_source.to_f64() + 3.0 * nu.to_f64(), les)
 }

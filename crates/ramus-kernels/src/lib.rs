@@ -15,6 +15,7 @@
 //! - [`block`]: cell-block geometry, neighbour-link indexing and sentinels (section "Data Structures").
 //! - [`collide`]: equilibrium, moments and BGK relaxation (section "Collision").
 //! - [`collision`]: the collision operators of the streaming kernel (BGK, TRT) and the body force.
+//! - [`mrt`]: the multiple-relaxation-time operator (weighted-orthogonal Hermite moments).
 //! - [`regularized`]: the recursive regularized operator (the robust one for high Reynolds numbers).
 //! - [`les`]: the Smagorinsky eddy viscosity from the local stress, and its level-consistent transfers.
 //! - [`eddy`]: the WALE and Vreman eddy viscosities from finite-difference velocity gradients.
@@ -48,6 +49,7 @@ pub mod lattice;
 pub mod launch;
 pub mod les;
 pub mod memory;
+pub mod mrt;
 pub mod obstacle;
 pub mod primitives;
 pub mod readout;

@@ -71,6 +71,7 @@ use crate::eddy::CellVelocity;
 use crate::guard::GuardCheck;
 use crate::interpolate::{InterpolateChildren, InterpolateGhosts, RescaleParents};
 use crate::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
+use crate::mrt::Mrt;
 use crate::obstacle::{MarkObstacleDistance, ObstacleForce, SolidFlags, SolidMask};
 use crate::primitives::{
     AddOffsets, CompactIndices, CompactValues, MarkSeen, RankSort, ScanTileSerial, Scatter, SplitScatter, TakeSeen,
@@ -300,21 +301,27 @@ registry! {
         d2q9_f32_bgk: L = D2Q9, F = f32, C = Bgk;
         d2q9_f32_trt: L = D2Q9, F = f32, C = Trt;
         d2q9_f32_rr: L = D2Q9, F = f32, C = Rr;
+        d2q9_f32_mrt: L = D2Q9, F = f32, C = Mrt;
         d2q9_f64_bgk: L = D2Q9, F = f64, C = Bgk;
         d2q9_f64_trt: L = D2Q9, F = f64, C = Trt;
         d2q9_f64_rr: L = D2Q9, F = f64, C = Rr;
+        d2q9_f64_mrt: L = D2Q9, F = f64, C = Mrt;
         d3q19_f32_bgk: L = D3Q19, F = f32, C = Bgk;
         d3q19_f32_trt: L = D3Q19, F = f32, C = Trt;
         d3q19_f32_rr: L = D3Q19, F = f32, C = Rr;
+        d3q19_f32_mrt: L = D3Q19, F = f32, C = Mrt;
         d3q19_f64_bgk: L = D3Q19, F = f64, C = Bgk;
         d3q19_f64_trt: L = D3Q19, F = f64, C = Trt;
         d3q19_f64_rr: L = D3Q19, F = f64, C = Rr;
+        d3q19_f64_mrt: L = D3Q19, F = f64, C = Mrt;
         d3q27_f32_bgk: L = D3Q27, F = f32, C = Bgk;
         d3q27_f32_trt: L = D3Q27, F = f32, C = Trt;
         d3q27_f32_rr: L = D3Q27, F = f32, C = Rr;
+        d3q27_f32_mrt: L = D3Q27, F = f32, C = Mrt;
         d3q27_f64_bgk: L = D3Q27, F = f64, C = Bgk;
         d3q27_f64_trt: L = D3Q27, F = f64, C = Trt;
         d3q27_f64_rr: L = D3Q27, F = f64, C = Rr;
+        d3q27_f64_mrt: L = D3Q27, F = f64, C = Mrt;
     ] {
         // Fused stream and collide, even and odd AA steps (`crate::stream`).
         stream_collide_even => StreamCollide<L, F, C, false>;

@@ -70,8 +70,13 @@ pub struct StepParams<F> {
     /// Relaxation rate `ω = Δt/τ` of the level (TRT: `ω⁺`, the viscosity's).
     pub omega: F,
     /// TRT's rate of the odd non-equilibrium part, `ω⁻` (unused by BGK; see
-    /// [`crate::collision`]).
+    /// [`crate::collision`]); MRT's rate of the odd ghost moments ([`crate::mrt`]).
     pub omega_minus: F,
+    /// MRT's rate of the trace of the second-order moments, `ω_b` (the bulk viscosity's;
+    /// unused by the other operators).
+    pub omega_bulk: F,
+    /// MRT's rate of the even ghost moments, `ω_e` (unused by the other operators).
+    pub omega_even: F,
     /// Body force density of the level (lattice units of the level; zero: none), applied
     /// by Guo's scheme (see [`crate::collision`]).
     pub force: [F; 3],
@@ -95,7 +100,7 @@ pub struct StepParams<F> {
     pub pad: u32,
 }
 
-// SAFETY: `#[repr(C)]`; `F` fields (32 of them) then 8 `u32`: 4-byte types pack, and for
+// SAFETY: `#[repr(C)]`; `F` fields (34 of them) then 8 `u32`: 4-byte types pack, and for
 // 8-byte `F` the `u32` block starts and ends on an 8-byte boundary, so there is no padding.
 unsafe impl<F: Real> bytemuck::Zeroable for StepParams<F> {}
 unsafe impl<F: Real> bytemuck::Pod for StepParams<F> {}

@@ -173,7 +173,10 @@ fn average_inverts_check<L: VelocitySet>() {
         })
         .collect();
     for j in 0..m {
-        let back = average::<L, f64, _>(j, 1.0 / a, 1.0 / a, [0.0; 3], &Default::default(), |k, t| fine[k][t]);
+        let back =
+            average::<L, f64, _>(j, 1.0 / a, 1.0 / a, [0.0; 3], &Default::default(), &Default::default(), |k, t| {
+                fine[k][t]
+            });
         let err = max_diff::<L>(&back, &coarse[j]);
         assert!(err <= 1e-13, "{} linear j={j}: error {err:e}", L::NAME);
     }
@@ -222,7 +225,8 @@ fn average_inverts_check<L: VelocitySet>() {
         .map(|k| (0..m).map(|t| interpolate_split::<L, f64, true, _>(k, t, |j| proj(coarse_pos(j)))).collect())
         .collect();
     for j in 0..m {
-        let back = average::<L, f64, _>(j, 1.0, 1.0, [0.0; 3], &Default::default(), |k, t| fine[k][t]);
+        let back =
+            average::<L, f64, _>(j, 1.0, 1.0, [0.0; 3], &Default::default(), &Default::default(), |k, t| fine[k][t]);
         let want = join::<L, f64>(&proj(coarse_pos(j)));
         let err = max_diff::<L>(&back, &want);
         assert!(err <= 1e-13, "{} cubic j={j}: error {err:e}", L::NAME);
@@ -251,10 +255,20 @@ fn transfer_args(les: LesTransfer<f64>) -> CommArgs<f64> {
         factor_odd: 1.0,
         shift: [0.0; 3],
         les,
+        mrt: Default::default(),
         masked: 0,
         solid: std::ptr::null(),
         eddy: std::ptr::null_mut(),
     }
+}
+
+/// The population of `L` with the first `Q` values of `v`.
+fn pop_of<L: VelocitySet>(v: &[f64; 27]) -> L::Pop<f64> {
+    let mut p = L::Pop::<f64>::default();
+    for i in 0..L::Q {
+        p[i] = v[i];
+    }
+    p
 }
 
 fn eddy_round_trip_check<L: VelocitySet>() {
@@ -290,7 +304,8 @@ fn eddy_round_trip_check<L: VelocitySet>() {
             })
             .collect();
         for j in 0..m {
-            let (back, back_nu) = average_eddy::<L, f64, _>(j, 1.0, 1.0, [0.0; 3], &up, |k, t| fine[k][t]);
+            let (back, back_nu) =
+                average_eddy::<L, f64, _>(j, 1.0, 1.0, [0.0; 3], &up, &Default::default(), |k, t| fine[k][t]);
             let err = max_diff::<L>(&back, &coarse[j]);
             assert!(err <= 1e-13, "{} eddy j={j}: error {err:e}", L::NAME);
             assert!((back_nu - nu).abs() <= 1e-16, "{} eddy viscosity {back_nu} after the round trip", L::NAME);
@@ -298,7 +313,8 @@ fn eddy_round_trip_check<L: VelocitySet>() {
         // The fine cells carry half the coarse eddy viscosity (Δt halves), and the factor
         // is k τ_t/τ_s with the total relaxation times: the BGK factor when ν_t = 0.
         assert!((fine[0][0].1 - nu / 2.0).abs() <= 1e-17);
-        let (even, _) = ramus_kernels::les::eddy_factors(0.0, &down);
+        let zero = [0.0; 27];
+        let (even, _) = ramus_kernels::les::les_factors::<L, f64>(&pop_of::<L>(&zero), 1.0, 0.0, &down);
         assert_eq!(even, coarse_to_fine_factor(tau_c, tau_f));
     }
 }
@@ -382,6 +398,7 @@ impl Pool {
             factor_odd: factor,
             shift: [0.0; 3],
             les: Default::default(),
+            mrt: Default::default(),
             masked: masked as u32,
             solid: std::ptr::null(),
             eddy: std::ptr::null_mut(),
@@ -493,7 +510,9 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
     let args = pl.args(&parents, b_fac, false);
     run_all::<AverageToParents<L, f64, ODD>>(m, &args);
     let averaged: Vec<_> = (0..m)
-        .map(|j| average::<L, f64, _>(j, b_fac, b_fac, [0.0; 3], &Default::default(), |k, t| fine[k][t]))
+        .map(|j| {
+            average::<L, f64, _>(j, b_fac, b_fac, [0.0; 3], &Default::default(), &Default::default(), |k, t| fine[k][t])
+        })
         .collect();
     for j in 0..m {
         let err = max_diff::<L>(&pl.get::<L, ODD>(0, j), &averaged[j]);

@@ -8,8 +8,8 @@ use crate::error::{Error, Result};
 /// level's relaxation times (paper, section "Collision": `τ_L − ½ = 2^L (τ_0 − ½)`), and
 /// the grid transfers rescale the non-equilibrium part with the operator's own rates.
 ///
-/// In a case file: `[collision]` with `kind = "bgk"`, `kind = "trt"` (and `magic`) or
-/// `kind = "rr"`.
+/// In a case file: `[collision]` with `kind = "bgk"`, `kind = "trt"` (and `magic`),
+/// `kind = "mrt"` (and `bulk`, `odd`, `even`) or `kind = "rr"`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum Collision {
@@ -38,6 +38,40 @@ pub enum Collision {
     /// the comparison with the cumulant and KBC operators).
     #[serde(rename = "rr")]
     RecursiveRegularized,
+    /// Multiple relaxation times in a weighted-orthogonal Hermite moment basis, the same
+    /// on D2Q9, D3Q19 and D3Q27 ([`ramus_kernels::mrt`] lists the basis): the shear
+    /// moments relax with the viscosity's `ω = 1/τ`, the trace of the second-order
+    /// moments with `bulk` (the bulk viscosity `(2/D) c_s² (1/ω_b − ½)`), the odd ghost
+    /// moments (third order, and fifth on D3Q27) with `odd` and the even ones (fourth
+    /// order and up) with `even`. The rates are the root level's: on finer levels
+    /// `τ_b − ½` and `τ_o − ½` double per level like the viscosity's (the bulk viscosity
+    /// is the same on every level, and the grid transfers, which rescale each group with
+    /// its own `τ_F/(2τ_C)`, stay consistent to second order: a linear shear flow crosses
+    /// the interfaces exactly), while the even ghosts keep their rate. Under LES the shear
+    /// rate is each cell's and the odd ghosts keep `(τ_o − ½)/(τ − ½)` per cell. Defaults
+    /// ([`Collision::mrt`]): d'Humières et al. (2002)'s D3Q19 rates of the moments of the
+    /// same orders, 1.19, 1.2, 1.4.
+    Mrt {
+        /// `ω_b` of the root level, in (0, 2).
+        #[serde(default = "default_bulk")]
+        bulk: f64,
+        /// `ω_o` of the root level, in (0, 2).
+        #[serde(default = "default_odd")]
+        odd: f64,
+        /// `ω_e` of every level, in (0, 2).
+        #[serde(default = "default_even")]
+        even: f64,
+    },
+}
+
+fn default_bulk() -> f64 {
+    Collision::MRT_BULK
+}
+fn default_odd() -> f64 {
+    Collision::MRT_ODD
+}
+fn default_even() -> f64 {
+    Collision::MRT_EVEN
 }
 
 /// How TRT's `τ⁻` is chosen on levels `L ≥ 1`, whose `τ⁺ − ½ = 2^L (τ⁺_0 − ½)`.
@@ -80,19 +114,32 @@ impl Collision {
     /// stable value.
     pub const MAX_MAGIC: f64 = 10.0;
 
+    /// MRT's default bulk rate on the root level (d'Humières et al. 2002: `s_e`).
+    pub const MRT_BULK: f64 = 1.19;
+    /// MRT's default odd-ghost rate on the root level (d'Humières et al. 2002: `s_q`).
+    pub const MRT_ODD: f64 = 1.2;
+    /// MRT's default even-ghost rate (d'Humières et al. 2002: `s_ε`, `s_π`).
+    pub const MRT_EVEN: f64 = 1.4;
+
     /// TRT with `Λ = 3/16`.
     pub const fn trt() -> Self {
         Collision::Trt { magic: Self::TRT_MAGIC, levels: MagicLevels::Constant }
     }
 
-    /// The operator named `name` (`bgk`, `trt`, `rr`), with default parameters; an
+    /// MRT with the default rates.
+    pub const fn mrt() -> Self {
+        Collision::Mrt { bulk: Self::MRT_BULK, odd: Self::MRT_ODD, even: Self::MRT_EVEN }
+    }
+
+    /// The operator named `name` (`bgk`, `trt`, `mrt`, `rr`), with default parameters; an
     /// [`Error::InvalidParameter`] for `collision` listing the names otherwise.
     pub fn parse(name: &str) -> Result<Self> {
         match name {
             "bgk" => Ok(Collision::Bgk),
             "trt" => Ok(Collision::trt()),
+            "mrt" => Ok(Collision::mrt()),
             "rr" => Ok(Collision::RecursiveRegularized),
-            other => Err(Error::invalid("collision", other, "bgk, trt or rr")),
+            other => Err(Error::invalid("collision", other, "bgk, trt, mrt or rr")),
         }
     }
 
@@ -101,6 +148,7 @@ impl Collision {
         match self {
             Collision::Bgk => "bgk",
             Collision::Trt { .. } => "trt",
+            Collision::Mrt { .. } => "mrt",
             Collision::RecursiveRegularized => "rr",
         }
     }
@@ -116,15 +164,24 @@ impl Collision {
                 ));
             }
         }
+        if let Collision::Mrt { bulk, odd, even } = *self {
+            for (field, rate) in [("collision.bulk", bulk), ("collision.odd", odd), ("collision.even", even)] {
+                if !(rate > 0.0 && rate < 2.0) {
+                    return Err(Error::invalid(field, rate, "a relaxation rate in (0, 2)"));
+                }
+            }
+        }
         Ok(())
     }
 
     /// The relaxation time of the odd non-equilibrium part of each level, for the
     /// levels' relaxation times `taus` (`τ⁺`; `taus[0]` the root's): TRT's `τ⁻` (see
-    /// [`MagicLevels`]), `taus` itself for BGK and the regularized operator (one rate).
+    /// [`MagicLevels`]), MRT's odd-ghost `τ_o` (`τ_o − ½` doubling per level from the
+    /// root's `1/odd`), `taus` itself for BGK and the regularized operator (one rate).
     pub fn odd_taus(&self, taus: &[f64]) -> Vec<f64> {
         match *self {
             Collision::Bgk | Collision::RecursiveRegularized => taus.to_vec(),
+            Collision::Mrt { odd, .. } => diffusive(1.0 / odd, taus.len()),
             Collision::Trt { magic, levels } => {
                 let odd = |t: f64| 0.5 + magic / (t - 0.5);
                 match levels {
@@ -135,6 +192,23 @@ impl Collision {
                     }
                 }
             }
+        }
+    }
+}
+
+/// `τ_L = ½ + 2^L (τ_0 − ½)` for `levels` levels.
+fn diffusive(tau0: f64, levels: usize) -> Vec<f64> {
+    (0..levels).map(|l| 0.5 + (1u64 << l) as f64 * (tau0 - 0.5)).collect()
+}
+
+impl Collision {
+    /// MRT's relaxation times of the bulk and even-ghost moments on each of `levels`
+    /// levels: `τ_b − ½` doubling per level from the root's `1/bulk`, `1/even` on every
+    /// level (see [`Collision::Mrt`]); `None` for the other operators.
+    pub fn mrt_taus(&self, levels: usize) -> Option<(Vec<f64>, Vec<f64>)> {
+        match *self {
+            Collision::Mrt { bulk, even, .. } => Some((diffusive(1.0 / bulk, levels), vec![1.0 / even; levels])),
+            _ => None,
         }
     }
 }
@@ -164,7 +238,9 @@ mod tests {
         assert_eq!(Collision::parse("bgk").unwrap().name(), "bgk");
         assert_eq!(Collision::parse("rr").unwrap(), Collision::RecursiveRegularized);
         assert_eq!(Collision::RecursiveRegularized.name(), "rr");
-        match Collision::parse("mrt") {
+        assert_eq!(Collision::parse("mrt").unwrap(), Collision::mrt());
+        assert_eq!(Collision::mrt().name(), "mrt");
+        match Collision::parse("mrt2") {
             Err(Error::InvalidParameter { field, .. }) => assert_eq!(field, "collision"),
             other => panic!("{other:?}"),
         }
@@ -185,5 +261,36 @@ mod tests {
         assert!(toml::from_str::<Case>("[collision]\nkind = \"trt\"\nmagic = 0.1\nlambda = 1\n").is_err());
         let c: Case = toml::from_str("[collision]\nkind = \"rr\"\n").unwrap();
         assert_eq!(c.collision, Collision::RecursiveRegularized);
+        let c: Case = toml::from_str("[collision]\nkind = \"mrt\"\n").unwrap();
+        assert_eq!(c.collision, Collision::mrt());
+        let c: Case = toml::from_str("[collision]\nkind = \"mrt\"\nodd = 1.9\n").unwrap();
+        assert_eq!(c.collision, Collision::Mrt { bulk: 1.19, odd: 1.9, even: 1.4 });
+        assert!(toml::from_str::<Case>("[collision]\nkind = \"mrt\"\nmagic = 0.1\n").is_err());
+        for (field, c) in [
+            ("collision.bulk", Collision::Mrt { bulk: 0.0, odd: 1.2, even: 1.4 }),
+            ("collision.odd", Collision::Mrt { bulk: 1.0, odd: 2.0, even: 1.4 }),
+            ("collision.even", Collision::Mrt { bulk: 1.0, odd: 1.2, even: f64::NAN }),
+        ] {
+            match c.validate() {
+                Err(Error::InvalidParameter { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{c:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn mrt_relaxation_times_per_level() {
+        // Root τ = 0.6: τ_b − ½ and τ_o − ½ double per level, τ_e stays.
+        let taus = [0.6, 0.7, 0.9];
+        let c = Collision::mrt();
+        let odd = c.odd_taus(&taus);
+        let (bulk, even) = c.mrt_taus(3).unwrap();
+        for l in 0..3 {
+            let k = (1 << l) as f64;
+            assert!((odd[l] - (0.5 + k * (1.0 / 1.2 - 0.5))).abs() < 1e-12, "level {l}: τ_o {}", odd[l]);
+            assert!((bulk[l] - (0.5 + k * (1.0 / 1.19 - 0.5))).abs() < 1e-12, "level {l}: τ_b {}", bulk[l]);
+            assert_eq!(even[l], 1.0 / 1.4);
+        }
+        assert_eq!(Collision::Bgk.mrt_taus(3), None);
     }
 }

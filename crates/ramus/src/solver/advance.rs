@@ -26,6 +26,7 @@ use ramus_kernels::interpolate::{
     RescaleParents,
 };
 use ramus_kernels::les::LesTransfer;
+use ramus_kernels::mrt::{Mrt, MrtTransfer};
 use ramus_kernels::regularized::Rr;
 use ramus_kernels::stream::{StreamArgs, StreamCollide, StreamCollideGradient};
 use ramus_kernels::{Dim, VelocitySet};
@@ -56,14 +57,16 @@ pub(crate) enum Blocks<'a> {
 }
 
 /// What a transfer between two levels applies to each sample: the rescaling factors of
-/// the even and odd non-equilibrium parts and the momentum shift (see
-/// [`CommArgs`]).
+/// the even and odd non-equilibrium parts (MRT: of the shear moments and the odd
+/// ghosts, and those of the bulk and even-ghost moments in `mrt`) and the momentum shift
+/// (see [`CommArgs`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Transfer<F> {
     factor: f64,
     factor_odd: f64,
     shift: [F; 3],
     les: LesTransfer<F>,
+    mrt: MrtTransfer<F>,
 }
 
 /// The per-cell eddy viscosities of a gradient LES model (no array otherwise).
@@ -99,6 +102,7 @@ fn comm_args<'a, D: Dim, F: Float>(
         factor_odd: F::from_f64(transfer.factor_odd),
         shift: transfer.shift,
         les: transfer.les,
+        mrt: transfer.mrt,
         masked: masked as u32,
     }
 }
@@ -136,6 +140,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             factor_odd: coarse_to_fine_factor(self.taus_odd[l], self.taus_odd[l + 1]),
             shift: self.momentum_shift(l, l + 1),
             les: self.les_transfer(l, l + 1),
+            mrt: self.mrt_transfer(l, l + 1),
         }
     }
 
@@ -147,6 +152,29 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             factor_odd: fine_to_coarse_factor(self.taus_odd[l], self.taus_odd[l + 1]),
             shift: self.momentum_shift(l + 1, l),
             les: self.les_transfer(l + 1, l),
+            mrt: self.mrt_transfer(l + 1, l),
+        }
+    }
+
+    /// MRT's bulk and even-ghost factors of a transfer from level `s` to level `t`,
+    /// `τ_t/(2τ_s)` to the finer level and `2τ_t/τ_s` to the coarser of each group
+    /// (see [`ramus_kernels::mrt`]); zero (no MRT) for the other operators.
+    fn mrt_transfer(&self, s: usize, t: usize) -> MrtTransfer<F> {
+        if self.taus_bulk.is_empty() {
+            return MrtTransfer::default();
+        }
+        let factor = |taus: &[f64]| {
+            if t > s {
+                coarse_to_fine_factor(taus[s], taus[t])
+            } else {
+                fine_to_coarse_factor(taus[t], taus[s])
+            }
+        };
+        MrtTransfer {
+            bulk: F::from_f64(factor(&self.taus_bulk)),
+            even: F::from_f64(factor(&self.taus_even)),
+            odd_source: F::from_f64(self.taus_odd[s]),
+            odd_target: F::from_f64(self.taus_odd[t]),
         }
     }
 
@@ -239,7 +267,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         // the velocity and eddy buffers hold every pool block and the velocities are the
         // level's current ones (written just above).
         unsafe {
-            use Collision::{Bgk as B, RecursiveRegularized as R, Trt as T};
+            use Collision::{Bgk as B, Mrt as M, RecursiveRegularized as R, Trt as T};
             type Grad<Q, F, C, const ODD: bool> = StreamCollideGradient<Q, F, C, ODD>;
             match (self.collision, odd, self.gradient_les) {
                 (B, false, false) => dev.launch::<StreamCollide<Q, F, Bgk, false>>(n, args)?,
@@ -248,12 +276,16 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 (T { .. }, true, false) => dev.launch::<StreamCollide<Q, F, Trt, true>>(n, args)?,
                 (R, false, false) => dev.launch::<StreamCollide<Q, F, Rr, false>>(n, args)?,
                 (R, true, false) => dev.launch::<StreamCollide<Q, F, Rr, true>>(n, args)?,
+                (M { .. }, false, false) => dev.launch::<StreamCollide<Q, F, Mrt, false>>(n, args)?,
+                (M { .. }, true, false) => dev.launch::<StreamCollide<Q, F, Mrt, true>>(n, args)?,
                 (B, false, true) => dev.launch::<Grad<Q, F, Bgk, false>>(n, args)?,
                 (B, true, true) => dev.launch::<Grad<Q, F, Bgk, true>>(n, args)?,
                 (T { .. }, false, true) => dev.launch::<Grad<Q, F, Trt, false>>(n, args)?,
                 (T { .. }, true, true) => dev.launch::<Grad<Q, F, Trt, true>>(n, args)?,
                 (R, false, true) => dev.launch::<Grad<Q, F, Rr, false>>(n, args)?,
                 (R, true, true) => dev.launch::<Grad<Q, F, Rr, true>>(n, args)?,
+                (M { .. }, false, true) => dev.launch::<Grad<Q, F, Mrt, false>>(n, args)?,
+                (M { .. }, true, true) => dev.launch::<Grad<Q, F, Mrt, true>>(n, args)?,
             }
         };
         self.stop(mesh, t, l, Routine::StreamCollide)

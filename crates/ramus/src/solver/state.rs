@@ -24,6 +24,10 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     /// Relaxation time of the odd non-equilibrium part of each level (TRT: `τ⁻`; BGK:
     /// `taus`).
     pub taus_odd: Vec<f64>,
+    /// MRT's relaxation times of the bulk and even-ghost moments of each level
+    /// ([`Collision::mrt_taus`]; empty for the other operators).
+    pub taus_bulk: Vec<f64>,
+    pub taus_even: Vec<f64>,
     /// The collision operator of every level.
     pub collision: Collision,
     /// `C²` of the Smagorinsky model (0: none).
@@ -97,6 +101,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let taus = level_taus(tau0, levels);
         let taus_odd = collision.odd_taus(&taus);
+        let (taus_bulk, taus_even) = collision.mrt_taus(levels).unwrap_or_default();
         // The wall velocity in lattice units is the same on every level (Δx_L/Δt_L = 1).
         let les_c2 = config.les.c2();
         let (les_model, eddy_constant) = config.les.gradient_model();
@@ -109,6 +114,10 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 p.les_model = les_model;
                 p.eddy_constant = F::from_f64(eddy_constant);
                 p.magic = F::from_f64(level_magic(collision, taus[l], taus_odd[l]));
+                if let (Some(b), Some(e)) = (taus_bulk.get(l), taus_even.get(l)) {
+                    p.omega_bulk = F::from_f64(1.0 / b);
+                    p.omega_even = F::from_f64(1.0 / e);
+                }
                 p
             })
             .collect();
@@ -116,6 +125,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             f: dev.zeros(capacity * Q::Q * m)?,
             taus,
             taus_odd,
+            taus_bulk,
+            taus_even,
             collision,
             les_c2,
             gradient_les,
