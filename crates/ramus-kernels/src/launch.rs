@@ -10,6 +10,33 @@
 
 use crate::memory::{Family, Lens};
 
+/// Items `start..end` of a kernel on the host, its `Args` passed by address: the CPU
+/// backend's entry point for one registered kernel (see [`crate::registry::Entry::cpu_run`]).
+///
+/// # Safety
+/// `args` points to the kernel's `Args`, valid as [`Kernel::run`] requires for every item
+/// of the range.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type CpuRun = unsafe fn(start: usize, end: usize, args: *const ());
+
+/// [`CpuRun`] for `K`. The registry instantiates it for every registered kernel in a
+/// static table of this crate, so the kernels are compiled for the host once, here,
+/// instead of again in every crate that launches them (release builds do not share
+/// generic instances between crates).
+///
+/// # Safety
+/// As [`CpuRun`].
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub unsafe fn run_items<K: Kernel>(start: usize, end: usize, args: *const ()) {
+    // SAFETY: the caller passes the address of a `K::Args` (the contract of `CpuRun`).
+    let args = unsafe { &*args.cast::<K::Args>() };
+    for i in start..end {
+        // SAFETY: the caller's contract covers every item of the range.
+        unsafe { K::run(i, args) }
+    }
+}
+
 /// A data-parallel kernel.
 pub trait Kernel {
     /// Arguments, passed by value: a [`crate::kernel_args!`] struct in its raw form

@@ -7,6 +7,10 @@
 //! - on `target_arch = "nvptx64"` only, the `extern "ptx-kernel"` entry point itself (thread
 //!   `i < n` runs item `i` of the [`Kernel`](crate::launch::Kernel), or the given
 //!   cooperative body);
+//! - on the host, a static table of [`run_items`](crate::launch::run_items) by variant,
+//!   which [`Entry::cpu_run`] reads: the CPU backend's entry points, compiled once in this
+//!   crate instead of in every crate that launches a kernel (release builds do not share
+//!   generic instances across crates; the table halved the build of the test suite);
 //! - its names in [`ENTRIES`], against which a test of the host crate checks the committed
 //!   PTX in both directions (every registered name has its `.entry`, every `.entry` is
 //!   registered).
@@ -94,6 +98,14 @@ pub trait Entry {
     /// `Args`; explicit grid, CTA size and shared memory) rather than the data-parallel
     /// wrapper (`n`, `Args`; thread `i < n` runs item `i`).
     const COOPERATIVE: bool;
+    /// Position of the instantiation among its group's variants (0 in the plain group).
+    #[doc(hidden)]
+    const VARIANT: usize;
+
+    /// The host's entry point: [`run_items`](crate::launch::run_items) of this kernel
+    /// (the CPU counterpart, for a cooperative entry), from the registry's static table.
+    #[cfg(not(any(target_arch = "nvptx64", test)))]
+    fn cpu_run() -> crate::launch::CpuRun;
 }
 
 /// Every registered entry-point name.
@@ -152,6 +164,8 @@ macro_rules! registry {
             #[allow(non_upper_case_globals)]
             mod $group {
                 registry!(@names $params $variants $lines);
+                #[cfg(not(any(target_arch = "nvptx64", test)))]
+                registry!(@cpu $params $variants $lines);
                 #[cfg(target_arch = "nvptx64")]
                 registry!(@ptx $params $variants $lines);
             }
@@ -197,6 +211,11 @@ macro_rules! registry {
         impl Entry for $k {
             const ENTRY: &'static str = $group::$name[0];
             const COOPERATIVE: bool = registry!(@cooperative $($a)?);
+            const VARIANT: usize = 0;
+            #[cfg(not(any(target_arch = "nvptx64", test)))]
+            fn cpu_run() -> $crate::launch::CpuRun {
+                $group::cpu::$name[0]
+            }
         }
     };
     (
@@ -204,13 +223,53 @@ macro_rules! registry {
         [$k:ty] $($a:ident)?
     ) => {
         impl<$($p: $b),+> Entry for $k {
-            const ENTRY: &'static str =
-                $group::$name[variant_index(&[$(<$p as $b>::NAME),+], &[$(stringify!($v)),*])];
+            const ENTRY: &'static str = $group::$name[Self::VARIANT];
             const COOPERATIVE: bool = registry!(@cooperative $($a)?);
+            const VARIANT: usize = variant_index(&[$(<$p as $b>::NAME),+], &[$(stringify!($v)),*]);
+            #[cfg(not(any(target_arch = "nvptx64", test)))]
+            fn cpu_run() -> $crate::launch::CpuRun {
+                $group::cpu::$name[Self::VARIANT]
+            }
         }
     };
     (@cooperative) => { false };
     (@cooperative $a:ident) => { true };
+
+    // Host entry points: per line, one `static` table of `run_items` by variant, so that
+    // every kernel is compiled for the host in this crate (see `crate::launch::run_items`).
+    // Left out of this crate's own unit tests, which launch nothing and would compile
+    // every kernel a second time.
+    (@cpu $params:tt $variants:tt { $($name:ident => $k:ty $(|$a:ident| $body:expr)?;)* }) => {
+        pub(super) mod cpu {
+            #[allow(unused_imports)]
+            use super::super::*;
+            use $crate::launch::CpuRun;
+            $(registry!(@cpu_line $name [$k] $params $variants);)*
+        }
+    };
+    // Each line's instances go through a function of a module of its own: rustc places a
+    // generic instance in the code-generation unit of its function's module, so the
+    // kernels (inlined into `run_items`) compile in parallel instead of in one unit.
+    (@cpu_line $name:ident [$k:ty] () []) => {
+        registry!(@cpu_module $name);
+        pub(in super::super) static $name: &[CpuRun] = &[$name::run::<$k>];
+    };
+    (@cpu_line $name:ident [$k:ty] $params:tt [$($v:ident : $($vp:ident = $t:ty),+;)*]) => {
+        registry!(@cpu_module $name);
+        pub(in super::super) static $name: &[CpuRun] = &[$({
+            $(type $vp = $t;)+
+            $name::run::<$k>
+        }),*];
+    };
+    (@cpu_module $name:ident) => {
+        mod $name {
+            /// [`run_items`](crate::launch::run_items) of `K`, instantiated here.
+            pub(super) unsafe fn run<K: $crate::launch::Kernel>(start: usize, end: usize, args: *const ()) {
+                // SAFETY: the contract of `CpuRun`, passed on.
+                unsafe { $crate::launch::run_items::<K>(start, end, args) }
+            }
+        }
+    };
 
     // PTX entry points: one module per variant with its type aliases.
     (@ptx () [] $lines:tt) => {

@@ -56,6 +56,10 @@ pub struct CudaDevice {
 /// Bytes of [`CudaDevice::staging`].
 const STAGING_BYTES: usize = 4096;
 
+/// Items per call of a kernel's host entry point on the CPU backend (rayon's unit of
+/// work; the smallest share a thread takes, as `with_min_len(1024)` was before).
+const CPU_CHUNK: usize = 1024;
+
 /// Where kernels run and buffers live.
 #[derive(Clone)]
 pub enum Device {
@@ -315,7 +319,16 @@ impl Device {
         }
         match self {
             Device::Cpu => {
-                (0..n).into_par_iter().with_min_len(1024).for_each(|i| K::run(i, &args));
+                // Through the registry's host entry point, compiled once in `ramus-kernels`
+                // (not again in every crate that launches `K`), in ranges of `CPU_CHUNK` items.
+                let run = K::cpu_run();
+                let at = &args as *const K::Args as usize;
+                (0..n.div_ceil(CPU_CHUNK)).into_par_iter().for_each(|c| {
+                    let start = c * CPU_CHUNK;
+                    // SAFETY: `at` is the address of `args`, alive until `for_each` returns;
+                    // the items are within `0..n`, checked by `lower` as the PTX launch is.
+                    unsafe { run(start, (start + CPU_CHUNK).min(n), at as *const ()) }
+                });
                 Ok(())
             }
             Device::Cuda(c) => {
