@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU checks of ramus, built here and run on a CUDA machine that has no Rust toolchain.
 #
-#   scripts/gpu-check.sh bundle   # here: build the GPU test binary and the examples into .gpu/
+#   scripts/gpu-check.sh bundle   # here: build the test binary and the examples into .gpu/
 #   scripts/gpu-check.sh run      # on the device, from the repo root with .gpu/ present:
 #                                 # CPU-vs-CUDA tests, benchmark, cavity run; logs in $OUT
 #                                 # (default ./gpu-out)
@@ -50,22 +50,13 @@ bundle() {
     command -v python3 >/dev/null || { echo "error: python3 not found (needed to read cargo's JSON)" >&2; exit 2; }
     mkdir -p "$bundle_dir"
 
-    echo "== building tests/gpu.rs (release)"
+    # One test binary holds every integration test (tests/main.rs); `run` runs its gpu
+    # modules one by one.
+    echo "== building the integration tests (release)"
     local json exe
-    json=$(cargo test --release --test gpu --no-run --message-format=json)
-    exe=$(artifact test gpu <<<"$json")
-    install -m 755 "$exe" "$bundle_dir/gpu-tests"
-
-    # Further GPU test files (tests/gpu_<topic>.rs), one binary each.
-    local t name
-    for t in tests/gpu_*.rs; do
-        [[ -f $t ]] || continue
-        name=$(basename "$t" .rs)
-        echo "== building $t (release)"
-        json=$(cargo test --release --test "$name" --no-run --message-format=json)
-        exe=$(artifact test "$name" <<<"$json")
-        install -m 755 "$exe" "$bundle_dir/$name"
-    done
+    json=$(cargo test --release --test integration --no-run --message-format=json)
+    exe=$(artifact test integration <<<"$json")
+    install -m 755 "$exe" "$bundle_dir/integration"
 
     # Optional examples: the adapt benchmark, the forest example, the cylinder, the
     # per-adaptation trace, the Taylor-Green vortex.
@@ -140,7 +131,7 @@ run() {
     local out=${OUT:-./gpu-out}
     mkdir -p "$out"
     local missing=0 f
-    for f in gpu-tests bench; do
+    for f in integration bench; do
         if [[ ! -f $bundle_dir/$f ]]; then
             echo "error: $bundle_dir/$f missing: run 'scripts/gpu-check.sh bundle' on the build machine first" >&2
             missing=1
@@ -149,6 +140,8 @@ run() {
     [[ $missing -eq 0 ]] || exit 2
     chmod +x "$bundle_dir"/* 2>/dev/null || true
     export RUST_BACKTRACE=1
+    # The Taylor-Green tests (tests/gpu_taylor_green.rs) write their E(t), eps(t) curves here.
+    export RAMUS_TGV_OUT="$out/tgv"
 
     echo "==================== device"
     if command -v nvidia-smi >/dev/null; then
@@ -169,13 +162,16 @@ run() {
             | tee "$out/ptxas.txt" || true
     fi
 
+    # The GPU modules of the integration tests (tests/gpu.rs, tests/gpu_<topic>.rs), one
+    # step each; the filter `<module>::` selects one module's tests.
     step "tests" "$out/gpu-tests.log" "${GPU_CHECK_TESTS_TIMEOUT:-300}" \
-        "$bundle_dir/gpu-tests" --ignored --nocapture --test-threads=1
-    local extra
-    for extra in "$bundle_dir"/gpu_*; do
-        [[ -x $extra ]] || continue
-        step "$(basename "$extra")" "$out/$(basename "$extra").log" "${GPU_CHECK_TESTS_TIMEOUT:-300}" \
-            "$extra" --ignored --nocapture --test-threads=1
+        "$bundle_dir/integration" --ignored --nocapture --test-threads=1 gpu::
+    local t name
+    for t in tests/gpu_*.rs; do
+        [[ -f $t ]] || continue
+        name=$(basename "$t" .rs)
+        step "$name" "$out/$name.log" "${GPU_CHECK_TESTS_TIMEOUT:-300}" \
+            "$bundle_dir/integration" --ignored --nocapture --test-threads=1 "$name::"
     done
     if [[ -x $bundle_dir/bench_adapt ]]; then
         step "bench_adapt" "$out/bench_adapt.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" \
@@ -241,10 +237,14 @@ run() {
         echo "==================== summary"
         grep -H '^test result:' "$out"/gpu*.log 2>/dev/null | sed 's/^/tests: /' || true
         # libtest lists the failed tests, indented, after the last "failures:" line.
-        awk '/^failures:$/ { names = ""; on = 1; next }
-             on && /^    [A-Za-z0-9_:]+$/ { names = names " " $1 }
-             /^test result:/ { on = 0 }
-             END { if (names != "") print "failed tests:" names }' "$out/gpu-tests.log" 2>/dev/null || true
+        local log
+        for log in "$out"/gpu*.log; do
+            [[ -f $log ]] || continue
+            awk '/^failures:$/ { names = ""; on = 1; next }
+                 on && /^    [A-Za-z0-9_:]+$/ { names = names " " $1 }
+                 /^test result:/ { on = 0 }
+                 END { if (names != "") print "failed tests:" names }' "$log" 2>/dev/null || true
+        done
         printf '%s\n' "${summary[@]}"
         if [[ $failed -eq 0 ]]; then echo "ALL PASSED"; else echo "SOME STEPS FAILED"; fi
     } | tee "$out/summary.txt"

@@ -14,9 +14,7 @@ use ramus::kernels::amr::{status, units};
 use ramus::Mark;
 use ramus::{Boundary, Dim, D2, D3};
 
-#[path = "common/splitmix.rs"]
-mod splitmix;
-use splitmix::Rng;
+use crate::splitmix::Rng;
 
 #[derive(Clone, Debug)]
 struct Case {

@@ -6,7 +6,7 @@
 //! against Ghia et al. 1982, an adaptive Re = 1000 cavity for cells per level and MLUPS)
 //! and a synthetic shedding signal for the force history. With `RAMUS_PLOTS_DEMO_DIR` set
 //! it writes them there to be looked at, e.g.
-//! `RAMUS_PLOTS_DEMO_DIR=/tmp/plots-demo cargo test -p ramus --release --test plots`.
+//! `RAMUS_PLOTS_DEMO_DIR=/tmp/plots-demo cargo test -p ramus --release --test integration plots::`.
 
 use ramus::output::plot::{centerline_plot, force_history_plot, time_series_plot, PlotSeries, SeriesStyle, PLOT_SIZE};
 use ramus::{Error, Result};

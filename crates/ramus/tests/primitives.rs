@@ -14,9 +14,7 @@ const SIZES: [usize; 11] = [0, 1, 2, 255, 256, 257, 1000, 2049, 65537, 1_000_000
 const PAD: usize = 5;
 const SENTINEL: u32 = 0xDEAD_BEEF;
 
-#[path = "common/splitmix.rs"]
-mod splitmix;
-use splitmix::Rng;
+use crate::splitmix::Rng;
 
 /// `n` values from `f`, then `PAD` sentinels.
 fn padded(n: usize, mut f: impl FnMut() -> u32) -> Vec<u32> {
