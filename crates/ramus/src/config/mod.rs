@@ -220,7 +220,8 @@ impl Fluid {
                 format!("{tau:.6}"),
                 format!(
                     "tau = 3 nu + 1/2 must exceed {} (BGK is unstable as tau -> 1/2); \
-                     lower the Reynolds number or the velocity, or add cells",
+                     at a given Reynolds number nu = U L / Re grows with the cells across L and \
+                     with the lattice velocity U (within the Mach limit), or lower the Reynolds number",
                     0.5 + TAU_MARGIN
                 ),
             ));
