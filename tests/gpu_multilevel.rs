@@ -297,7 +297,7 @@ fn smagorinsky_trt_d3q19_f32_three_levels_two_pass_ghosts() {
 #[ignore = "needs a CUDA device"]
 fn gradient_les_every_operator_d2q9_f64_three_levels() {
     for les in [Les::Wale { constant: Les::WALE }, Les::Vreman { constant: Les::VREMAN }] {
-        for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized] {
+        for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized, Collision::mrt()] {
             compare_les::<D2, D2Q9, f64>(64, 3, 96, Interpolation::Linear, collision, [0.0; 3], les);
         }
     }
@@ -323,4 +323,12 @@ fn wale_rr_d3q27_f32_three_levels_cubic_forced() {
 fn vreman_trt_d3q19_f32_three_levels_two_pass_ghosts() {
     let les = Les::Vreman { constant: Les::VREMAN };
     compare_les::<D3, D3Q19, f32>(32, 3, 32, Interpolation::Linear, Collision::trt(), [0.0; 3], les);
+}
+
+/// WALE on MRT in 3D (the odd ghosts' per-cell rates with a gradient model), cubic.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn wale_mrt_d3q19_f32_three_levels_cubic() {
+    let les = Les::Wale { constant: Les::WALE };
+    compare_les::<D3, D3Q19, f32>(32, 3, 32, Interpolation::Cubic, Collision::mrt(), [0.0; 3], les);
 }
