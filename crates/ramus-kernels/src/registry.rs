@@ -10,7 +10,7 @@
 //! - on the host, a static table of [`run_items`](crate::launch::run_items) by variant,
 //!   which [`Entry::cpu_run`] reads: the CPU backend's entry points, compiled once in this
 //!   crate instead of in every crate that launches a kernel (release builds do not share
-//!   generic instances across crates; the table halved the build of the test suite);
+//!   generic instances across crates; the table cut the test suite's build by 40 %);
 //! - its names in [`ENTRIES`], against which a test of the host crate checks the committed
 //!   PTX in both directions (every registered name has its `.entry`, every `.entry` is
 //!   registered).
