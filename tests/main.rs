@@ -29,6 +29,7 @@ mod gpu_taylor_green;
 mod gpu_trust;
 mod guard;
 mod guide;
+mod inlet_profile;
 mod mass;
 mod multilevel;
 mod poiseuille;

@@ -20,6 +20,7 @@
 //! - [`les`]: the Smagorinsky eddy viscosity from the local stress, and its level-consistent transfers.
 //! - [`eddy`]: the WALE and Vreman eddy viscosities from finite-difference velocity gradients.
 //! - [`readout`]: the moments of every cell, for reading the solution.
+//! - [`profile`]: per-cell wall velocities of profiled faces (inlet profiles).
 //! - [`stream`]: in-place streaming fused with collision, boundary conditions (sections "Streaming", "Lattice Boltzmann Method").
 //! - [`obstacle`]: solid cells, refinement toward obstacles, momentum-exchange forces (section "Flow Past a Square Cylinder").
 //! - [`interpolate`], [`average`]: rescaling, coarse → fine interpolation and fine → coarse averaging (section "Grid Communication").
@@ -52,6 +53,7 @@ pub mod memory;
 pub mod mrt;
 pub mod obstacle;
 pub mod primitives;
+pub mod profile;
 pub mod readout;
 pub mod real;
 pub mod registry;

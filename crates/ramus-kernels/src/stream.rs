@@ -46,6 +46,7 @@ use crate::eddy::{cell_params, EddyField};
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
+use crate::profile::{wall_velocity, ProfileTable};
 use crate::real::Real;
 
 /// Face kind in [`StepParams::face_kind`]: half-way bounce-back with a known velocity.
@@ -96,8 +97,9 @@ pub struct StepParams<F> {
     /// The LES model that needs velocity gradients ([`crate::eddy::LES_NONE`],
     /// [`crate::eddy::LES_WALE`], [`crate::eddy::LES_VREMAN`]); uniform over a launch.
     pub les_model: u32,
-    /// Padding (keeps the `u32` block a multiple of 8 bytes).
-    pub pad: u32,
+    /// Bit `k` set: face `k` ([`FACE_VELOCITY`]) takes its wall velocity per boundary cell
+    /// from the profile table ([`crate::profile`]) instead of `wall_u[k]`.
+    pub profiled: u32,
 }
 
 // SAFETY: `#[repr(C)]`; `F` fields (34 of them) then 8 `u32`: 4-byte types pack, and for
@@ -138,11 +140,25 @@ unsafe fn is_solid<F>(fld: &Field<F>, b: usize, t: usize) -> bool {
     (*fld.solid.add(b) >> t) & 1 != 0
 }
 
-/// The population `h_ī` that comes back to a cell from a link that leaves the fluid,
-/// given the post-collision `hs = h*_i` sent into it and the cell's velocity `u` (see the
-/// module documentation for the rules).
+/// The population `h_ī` that comes back to cell `t` of block `b` from a link that leaves
+/// the fluid, given the post-collision `hs = h*_i` sent into it and the cell's velocity
+/// `u` (see the module documentation for the rules). A profiled face
+/// ([`StepParams::profiled`]) takes the cell's wall velocity from `tab`.
+///
+/// # Safety
+/// With a profiled face, `tab` must cover block `b` ([`wall_velocity`]).
 #[inline(always)]
-pub fn bounce<L: VelocitySet, F: Real>(p: &StepParams<F>, link: i32, i: usize, hs: F, u: [F; 3]) -> F {
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn bounce<L: VelocitySet, F: Real>(
+    p: &StepParams<F>,
+    tab: &ProfileTable<F>,
+    b: usize,
+    t: usize,
+    link: i32,
+    i: usize,
+    hs: F,
+    u: [F; 3],
+) -> F {
     let faces = boundary_faces(link);
     if faces == 0 {
         // A solid cell, or no block on the level: a resting wall.
@@ -167,6 +183,9 @@ pub fn bounce<L: VelocitySet, F: Real>(p: &StepParams<F>, link: i32, i: usize, h
         let two_w = w + w;
         -hs + two_w * (rho - F::ONE) + two_w * rho * (F::from_f64(4.5) * cu * cu - usq_term(u))
     } else {
+        if (p.profiled >> face) & 1 != 0 {
+            uw = wall_velocity(tab, b, face / 2, cell_coords(t), L::C[i], uw);
+        }
         hs - F::from_f64(6.0) * w * c_dot(L::C[i], uw)
     }
 }
@@ -241,9 +260,11 @@ pub unsafe fn load<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
 /// # Safety
 /// As for [`load`].
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
     fld: &Field<F>,
     p: &StepParams<F>,
+    tab: &ProfileTable<F>,
     b: usize,
     t: usize,
     links: &L::Pop<i32>,
@@ -258,7 +279,7 @@ pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>
             // x + c_i = x − c_ī: the link was resolved for direction ī.
             let link = links[ib];
             if i != 0 && WALLS && link < 0 {
-                *fld.f.add(pool_index::<L>(b, ib, t)) = bounce::<L, F>(p, link, i, h[i], u);
+                *fld.f.add(pool_index::<L>(b, ib, t)) = bounce::<L, F>(p, tab, b, t, link, i, h[i], u);
             } else if ODD && i != 0 {
                 // Slot i of x + c_i.
                 *fld.f.add(pool_index::<L>(link as usize, i, wrapped(x, L::C[i]))) = h[i];
@@ -277,6 +298,7 @@ unsafe fn step_cell<L: VelocitySet, F: Real, C: Collision, const ODD: bool, cons
     fld: &Field<F>,
     p: &StepParams<F>,
     les: &EddyField<F>,
+    tab: &ProfileTable<F>,
     b: usize,
     t: usize,
     links: &L::Pop<i32>,
@@ -290,7 +312,7 @@ unsafe fn step_cell<L: VelocitySet, F: Real, C: Collision, const ODD: bool, cons
     } else {
         C::collide::<L, F>(&mut h, p)
     };
-    store::<L, F, ODD, WALLS>(fld, p, b, t, links, &h, u);
+    store::<L, F, ODD, WALLS>(fld, p, tab, b, t, links, &h, u);
 }
 
 /// One fused collide-and-stream step of cell `t` in block `b`. Solid cells are skipped:
@@ -306,6 +328,7 @@ pub unsafe fn stream_collide<L: VelocitySet, F: Real, C: Collision, const ODD: b
     fld: &Field<F>,
     p: &StepParams<F>,
     les: &EddyField<F>,
+    tab: &ProfileTable<F>,
     b: usize,
     t: usize,
 ) {
@@ -313,14 +336,14 @@ pub unsafe fn stream_collide<L: VelocitySet, F: Real, C: Collision, const ODD: b
     let flags = *fld.onb.add(b);
     if flags == 0 {
         let links = if ODD { odd_links::<L, F>(fld, b, cell_coords(t), false) } else { L::Pop::<i32>::default() };
-        return step_cell::<L, F, C, ODD, false, GRAD>(fld, p, les, b, t, &links);
+        return step_cell::<L, F, C, ODD, false, GRAD>(fld, p, les, tab, b, t, &links);
     }
     let solid = flags & ONB_SOLID != 0;
     if solid && is_solid(fld, b, t) {
         return;
     }
     let links = odd_links::<L, F>(fld, b, cell_coords(t), solid);
-    step_cell::<L, F, C, ODD, true, GRAD>(fld, p, les, b, t, &links);
+    step_cell::<L, F, C, ODD, true, GRAD>(fld, p, les, tab, b, t, &links);
 }
 
 /// Pre-collision populations of cell `t` of block `b` after an even (`ODD = false`) or
@@ -371,6 +394,11 @@ kernel_args! {
         /// The mesh's per-cell masks, read under a gradient LES model
         /// ([`crate::eddy::EddyField::cell_mask`]).
         pub cell_mask: ref u8,
+        /// Per block, its row of `profile_u` ([`crate::profile::ProfileTable::slot`]; read
+        /// only for profiled faces, may be empty otherwise).
+        pub profile_slot: ref u32,
+        /// Wall velocities of the profiled faces ([`crate::profile::ProfileTable::u`]).
+        pub profile_u: ref F,
     }
 }
 
@@ -393,7 +421,8 @@ impl<L: VelocitySet, F: Real, C: Collision, const ODD: bool> Kernel for StreamCo
         let b = *a.ids.add(i / m) as usize; // m is a power of two: a shift
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let les = EddyField { vel: a.vel, eddy: a.eddy, cell_mask: a.cell_mask };
-        stream_collide::<L, F, C, ODD, false>(&fld, &a.params, &les, b, i & (m - 1));
+        let tab = ProfileTable { slot: a.profile_slot, u: a.profile_u };
+        stream_collide::<L, F, C, ODD, false>(&fld, &a.params, &les, &tab, b, i & (m - 1));
     }
 }
 
@@ -416,7 +445,8 @@ impl<L: VelocitySet, F: Real, C: Collision, const ODD: bool> Kernel for StreamCo
         let b = *a.ids.add(i / m) as usize;
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let les = EddyField { vel: a.vel, eddy: a.eddy, cell_mask: a.cell_mask };
-        stream_collide::<L, F, C, ODD, true>(&fld, &a.params, &les, b, i & (m - 1));
+        let tab = ProfileTable { slot: a.profile_slot, u: a.profile_u };
+        stream_collide::<L, F, C, ODD, true>(&fld, &a.params, &les, &tab, b, i & (m - 1));
     }
 }
 

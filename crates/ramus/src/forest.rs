@@ -9,7 +9,7 @@ use ramus_kernels::{Dim, VelocitySet};
 use crate::amr::{metadata_bytes_per_block, AdaptStage, AdaptWorkspace, BlockGeometry, Capacity, Mark, Mesh, MeshSpec};
 use crate::backend::stopwatch::Stopwatch;
 use crate::backend::{Backend, Device};
-use crate::config::{Criterion, ForestConfig};
+use crate::config::{profile_velocity, Boundary, Criterion, Face, ForestConfig, Profile};
 use crate::error::{Error, Result};
 use crate::solver::blocks::SolverBlocks;
 use crate::solver::obstacles::{SolidFn, Solids};
@@ -134,6 +134,15 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         };
         let mut solver = Solver::<Q, F>::new(&device, mesh.capacity(), tau, levels, &config, solids)?;
         solver.update_solids(&mesh)?;
+        for face in Face::ALL.into_iter().take(2 * D::D) {
+            if let Boundary::Velocity { velocity, profile: profile @ Profile::Parabolic } =
+                config.boundaries[face.index()]
+            {
+                let (cells, boundaries) = (config.cells, config.boundaries);
+                let f = move |x| profile_velocity(profile, velocity, face, x, cells, &boundaries, D::D);
+                solver.set_profile(&mesh, face, Some(Arc::new(f)))?;
+            }
+        }
         solver.rebuild_schedule(&mesh)?;
         let adapt_ws = AdaptWorkspace::new(&device)?;
         let sync = SyncScratch::new(&device);
@@ -154,6 +163,34 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
 }
 
 impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
+    /// Gives the velocity inlet on `face` ([`Boundary::Velocity`]) the wall velocity
+    /// `profile(x)` (lattice units) at each point `x` of the face (root cells) instead of
+    /// its configured velocity: every boundary cell of every level takes the value at the
+    /// face point in front of it, re-evaluated on the host after every adaptation (see
+    /// [`crate::Profile`] for the built-in parabolic one). A closure is not part of a
+    /// checkpoint: after [`Self::restart`], set it again. Errors (forest unchanged): `face`
+    /// is not a velocity inlet of this dimension, or a value is not finite or reaches
+    /// [`crate::config::MAX_WALL_SPEED`] ([`Error::InvalidParameter`] naming the point).
+    pub fn set_inlet_profile(
+        &mut self,
+        face: Face,
+        profile: impl Fn([f64; 3]) -> [f64; 3] + Send + Sync + 'static,
+    ) -> Result<()> {
+        if face.index() >= 2 * D::D || !matches!(self.config.boundaries[face.index()], Boundary::Velocity { .. }) {
+            return Err(Error::invalid(
+                "inlet profile",
+                format!("face {} ({:?})", face.name(), self.config.boundaries[face.index()]),
+                format!("a face of the {}D domain with a velocity inlet (Boundary::Velocity)", D::D),
+            ));
+        }
+        let old = self.solver.profiles.as_ref().and_then(|p| p.faces[face.index()].clone());
+        if let Err(e) = self.solver.set_profile(&self.mesh, face, Some(Arc::new(profile))) {
+            self.solver.set_profile(&self.mesh, face, old)?;
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// Sets every cell of every block to the equilibrium of `state(x) = (ρ, u)`, `x` being
     /// the cell centre in root lattice units; resets the step count (the mesh is kept).
     /// A state that is not finite, has `ρ ≤ 0` or a speed above the guard's Mach limit

@@ -57,13 +57,13 @@ pub use backend::cuda::{cuda_available, KERNELS_PTX};
 pub use backend::Backend;
 pub use config::{
     Boundary, Collision, Criterion, Face, Fluid, ForestConfig, Guard, Interpolation, Les, MagicLevels, Obstacle,
-    Refinement, Shape, WallRefinement,
+    Profile, Refinement, Shape, WallRefinement,
 };
 pub use error::{CheckpointProblem, Error, Quantity, Result};
 pub use forest::{Adaptation, Forest, UserCriterion};
 pub use ramus_kernels::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
 pub use ramus_kernels::Real;
-pub use solver::{ActiveBlocks, Fields, HostSolution, Integrals, LeafCells, SolidFn, Timings};
+pub use solver::{ActiveBlocks, Fields, HostSolution, Integrals, LeafCells, ProfileFn, SolidFn, Timings};
 pub use variants::{LatticeKind, Precision};
 
 /// The kernel crate, for users who write their own kernels against the same layout.

@@ -12,6 +12,7 @@ mod collision;
 mod guard;
 mod les;
 mod obstacle;
+mod profile;
 mod refinement;
 mod units;
 
@@ -20,6 +21,7 @@ pub use guard::Guard;
 pub use les::Les;
 pub(crate) use obstacle::shapes;
 pub use obstacle::{Obstacle, Shape};
+pub use profile::{profile_velocity, Profile};
 pub use refinement::{Criterion, Interpolation, Refinement, WallRefinement};
 pub use units::{Scales, Units};
 
@@ -113,13 +115,18 @@ pub enum Boundary {
         /// Wall velocity, tangential to the face (lattice units).
         velocity: [f64; 3],
     },
-    /// Velocity inlet or far field: half-way bounce-back with the prescribed uniform
-    /// `velocity` (lattice units), which may cross the face. The same rule as a moving
-    /// wall (second order in space for the tangential part; mass enters through the
-    /// normal part with `ρ_w = 1`).
+    /// Velocity inlet or far field: half-way bounce-back with the prescribed `velocity`
+    /// (lattice units), which may cross the face, uniform or shaped by `profile` (each
+    /// boundary cell of every level takes the profile's value at the face point in front
+    /// of it). The same rule as a moving wall (second order in space for the tangential
+    /// part; mass enters through the normal part with `ρ_w = 1`).
     Velocity {
-        /// Inlet velocity (lattice units).
+        /// Inlet velocity (lattice units); with [`Profile::Parabolic`], the centreline
+        /// (largest) value.
         velocity: [f64; 3],
+        /// Shape across the face (default uniform; case files: `profile = "parabolic"`).
+        #[serde(default)]
+        profile: Profile,
     },
     /// Pressure outlet: anti-bounce-back with wall density `density` (1 for the paper's
     /// `p_w = 0`) and the boundary cell's own velocity as the wall velocity, which makes
@@ -146,7 +153,12 @@ impl Boundary {
 
     /// Uniform velocity inlet or far field.
     pub fn velocity(velocity: [f64; 3]) -> Self {
-        Boundary::Velocity { velocity }
+        Boundary::Velocity { velocity, profile: Profile::Uniform }
+    }
+
+    /// Parabolic velocity inlet with centreline velocity `velocity` ([`Profile::Parabolic`]).
+    pub fn parabolic(velocity: [f64; 3]) -> Self {
+        Boundary::Velocity { velocity, profile: Profile::Parabolic }
     }
 
     /// Pressure outlet at the reference density (`ρ_w = 1`, `p_w = 0`).
@@ -413,7 +425,7 @@ impl ForestConfig {
                         "periodic faces come in opposite pairs",
                     ))
                 }
-                Boundary::Wall { velocity } | Boundary::Velocity { velocity } => {
+                Boundary::Wall { velocity } | Boundary::Velocity { velocity, .. } => {
                     let normal = velocity[face.axis()];
                     if matches!(b, Boundary::Wall { .. }) && !(normal.abs() <= WALL_NORMAL_TOLERANCE) {
                         return Err(Error::invalid(

@@ -32,6 +32,7 @@ use ramus_kernels::stream::{StreamArgs, StreamCollide, StreamCollideGradient};
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::obstacles::walls;
+use super::profiles::profile_views;
 use super::schedule::Schedule;
 use super::state::Solver;
 use crate::amr::Mesh;
@@ -251,6 +252,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             }
         }
         let vel = if self.gradient_les { self.vel.view() } else { DeviceSlice::none() };
+        let (profile_slot, profile_u) = profile_views(&self.profiles);
         let args = StreamArgs::<F, Views> {
             f: self.f.view_mut(),
             nbr: mesh.arrays().nbr.view(),
@@ -261,11 +263,14 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             vel,
             eddy: eddy_view(self.gradient_les, &mut self.eddy),
             cell_mask: mesh.arrays().cell_mask.view(),
+            profile_slot,
+            profile_u,
         };
         // SAFETY: the pool holds every block ID of the mesh; the ID set's blocks are active
         // and their links point to active blocks or are sentinels; under a gradient model
         // the velocity and eddy buffers hold every pool block and the velocities are the
-        // level's current ones (written just above).
+        // level's current ones (written just above); with a profiled face the profile
+        // table has a row index for every pool block (`Profiles::slot`) and the rows it names.
         unsafe {
             use Collision::{Bgk as B, Mrt as M, RecursiveRegularized as R, Trt as T};
             type Grad<Q, F, C, const ODD: bool> = StreamCollideGradient<Q, F, C, ODD>;

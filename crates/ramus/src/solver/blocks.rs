@@ -38,10 +38,11 @@ impl<Q: VelocitySet, F: Float> BlockData<Q::Dim> for SolverBlocks<'_, Q, F> {
         self.solver.fill_children(mesh, refined.parents, refined.offsets, root_odd(stage), self.sync)
     }
 
-    /// Rebuilds the per-level work lists, then averages the relinked parents
-    /// ([`Solver::average_relinked_parents`]).
+    /// Rebuilds the per-level work lists and the inlet profiles of the new boundary
+    /// blocks, then averages the relinked parents ([`Solver::average_relinked_parents`]).
     fn after_relink(&mut self, mesh: &Mesh<Q::Dim>, relinked: RelinkedBlocks<'_>, stage: AdaptStage) -> Result<()> {
         self.solver.rebuild_schedule(mesh)?;
+        self.solver.update_profiles(mesh)?;
         self.solver.average_relinked_parents(mesh, relinked.lists, relinked.counts, root_odd(stage))
     }
 
@@ -90,6 +91,7 @@ impl<Q: VelocitySet, F: Float> BlockData<Q::Dim> for SolverBlocks<'_, Q, F> {
             mesh.device().write(&mut self.solver.eddy, blocks.start * m, &nu)?;
         }
         self.solver.update_solids(mesh)?;
+        self.solver.update_profiles(mesh)?;
         self.solver.rebuild_schedule(mesh)
     }
 }

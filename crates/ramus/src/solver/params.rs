@@ -27,7 +27,7 @@ pub(crate) fn step_params<F: Real>(
         p.wall_rho[face] = F::ONE;
         p.face_kind[face] = FACE_VELOCITY;
         match *b {
-            Boundary::Wall { velocity } | Boundary::Velocity { velocity } => {
+            Boundary::Wall { velocity } | Boundary::Velocity { velocity, .. } => {
                 p.wall_u[face] = velocity.map(F::from_f64);
             }
             Boundary::Pressure { density } => {

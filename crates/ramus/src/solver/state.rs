@@ -9,6 +9,7 @@ use ramus_kernels::{Dim, VelocitySet};
 
 use super::metrics::Timings;
 use super::obstacles::Solids;
+use super::profiles::Profiles;
 use super::schedule::Schedule;
 use crate::backend::{Buffer, Device};
 use crate::config::{Collision, ForestConfig, Interpolation};
@@ -55,6 +56,8 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     pub scratch: Buffer<F>,
     /// Solid cells and the solver's boundary flags (`None`: no obstacles).
     pub solids: Option<Solids>,
+    /// Inlet profiles and their per-cell wall velocities (`None`: every face uniform).
+    pub profiles: Option<Profiles<F>>,
     /// Per-block force sums (see [`Self::solid_force`]).
     pub force_out: Buffer<F>,
     /// Per level: the stability guard's result (see [`ramus_kernels::guard`]).
@@ -140,6 +143,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             slot: dev.zeros(capacity)?,
             scratch: Buffer::Host(Vec::new()),
             solids,
+            profiles: None,
             force_out: Buffer::Host(Vec::new()),
             guard_out: dev.zeros(levels)?,
             readout: Buffer::Host(Vec::new()),
