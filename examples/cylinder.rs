@@ -6,7 +6,9 @@
 //! side D centred 10 D downstream of the inlet on the centre line; uniform inlet `U_0`,
 //! far field with the inlet velocity on top and bottom, pressure outlet. Blocks near the
 //! cylinder and the outlet are refined and frozen; the wake adapts to the vorticity every
-//! 32 root steps (`--no-adapt` keeps only the frozen refinement).
+//! 32 root steps (`--no-adapt` keeps only the frozen refinement). `--inlet parabolic`
+//! makes it a channel: resting walls on top and bottom, Poiseuille inlet of mean speed
+//! `U_0` (`ramus::cases::cylinder::Inlet`).
 //!
 //! ```text
 //! cargo run --release --example cylinder                                     # root 256, 2 levels, f64
@@ -42,7 +44,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use ramus::cases::cylinder::Cylinder;
+use ramus::cases::cylinder::{Cylinder, Inlet};
 use ramus::cases::shedding::{mean_over_periods, strouhal};
 use ramus::{Backend, Float, Forest, ForestConfig, Interpolation, Precision, D2, D2Q9};
 use serde::{Deserialize, Serialize};
@@ -96,9 +98,13 @@ struct Args {
     /// Domain height in D (the paper's text: 32; its configuration table: 16).
     #[arg(long, default_value_t = 32.0, allow_negative_numbers = true)]
     height: f64,
-    /// Inlet speed U_0 in lattice units.
+    /// Inlet speed U_0 in lattice units (the mean speed with a parabolic inlet).
     #[arg(long, default_value_t = 0.05, allow_negative_numbers = true)]
     u0: f64,
+    /// Inflow: uniform (far field on top and bottom, the paper's) or parabolic (a channel:
+    /// resting walls on top and bottom, Poiseuille inlet of mean speed U_0).
+    #[arg(long, default_value = "uniform")]
+    inlet: String,
     /// Floating-point precision: f32 or f64.
     #[arg(long, default_value = "f64")]
     precision: String,
@@ -183,6 +189,7 @@ impl Args {
             u0,
             interpolation: Interpolation::parse(&self.interp)?,
             adapt: !self.no_adapt,
+            inlet: self.inlet.parse()?,
         };
         let config = case.forest_config(backend)?.collision(self.physics.collision()?).les(self.physics.les()?);
         if !(self.time.is_finite() && self.time > 0.0) {
@@ -265,7 +272,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
     let steps = s.steps;
     let first_step = forest.steps();
     println!(
-        "cylinder: root {} x {} (D = {} root cells, height {} D), {} levels, Re {}, U0 {}, {} interpolation, {} collision, les {}, {} on {}",
+        "cylinder: root {} x {} (D = {} root cells, height {} D), {} levels, Re {}, U0 {}, {} inlet, {} interpolation, {} collision, les {}, {} on {}",
         c.root,
         c.height_cells(),
         c.diameter(),
@@ -273,6 +280,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         c.levels,
         c.re,
         c.u0,
+        if c.inlet == Inlet::Parabolic { "parabolic" } else { "uniform" },
         if c.interpolation == Interpolation::Cubic { "cubic" } else { "linear" },
         s.config.collision.name(),
         s.config.les.name(),

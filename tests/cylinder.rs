@@ -49,3 +49,24 @@ fn coarse_cylinder_drag_within_15_percent_of_literature() {
     let periods_mean = mean_over_periods(&t, &cd, fit.frequency, fit.periods.floor().max(1.0)).expect("mean");
     assert!((periods_mean - 1.5).abs() < 0.15 * 1.5, "C_D over whole periods {periods_mean:.4}");
 }
+
+/// `Inlet::Parabolic`: a channel (resting walls on top and bottom) with a Poiseuille inlet
+/// of mean velocity U_0 (centreline 1.5 U_0), the same parabola as the initial state, and
+/// a named error for an unknown inlet.
+#[test]
+fn parabolic_inlet_makes_a_channel() {
+    use ramus::cases::cylinder::Inlet;
+    use ramus::{Boundary, Error, Face};
+    let case = Cylinder { root: 128, levels: 1, re: 50.0, inlet: Inlet::Parabolic, ..Cylinder::default() };
+    let config = case.forest_config(Backend::Cpu).expect("config");
+    assert_eq!(config.boundaries[Face::XMin.index()], Boundary::parabolic([1.5 * case.u0, 0.0, 0.0]));
+    assert_eq!(config.boundaries[Face::YMin.index()], Boundary::NO_SLIP);
+    assert_eq!(config.boundaries[Face::YMax.index()], Boundary::NO_SLIP);
+    // The initial state's mean over the cell centres of the inlet column: U_0 up to the
+    // midpoint rule's error for a parabola, 1.5 U_0 · 2/(3 n²).
+    let n = case.height_cells();
+    let mean = (0..n).map(|j| case.initial_state([0.5, j as f64 + 0.5, 0.0]).1[0]).sum::<f64>() / n as f64;
+    assert!((mean - case.u0).abs() <= 1.5 * case.u0 / (n * n) as f64, "mean {mean}, U_0 {}", case.u0);
+    let bad = "plug".parse::<Inlet>();
+    assert!(matches!(bad, Err(Error::InvalidParameter { field: "inlet", .. })), "{bad:?}");
+}
