@@ -72,6 +72,18 @@ fn restart_continues_a_2d_amr_wale_run_bitwise() {
     restart_is_bitwise::<D2, D2Q9, f64>(config, 160, "2d-wale");
 }
 
+/// A parabolic inlet (x_min) and an outlet (x_max) on the adapting cavity: the restart
+/// re-evaluates the inlet's per-link wall velocities (`ramus_kernels::profile`) for the
+/// restored blocks, so the run continues bitwise.
+#[test]
+fn restart_continues_a_2d_amr_run_with_a_parabolic_inlet_bitwise() {
+    use ramus::{Boundary, Face};
+    let config = amr_cavity(2, 32, 3)
+        .boundary(Face::XMin, Boundary::parabolic([0.05, 0.0, 0.0]))
+        .boundary(Face::XMax, Boundary::OUTLET);
+    restart_is_bitwise::<D2, D2Q9, f64>(config, 160, "2d-inlet");
+}
+
 #[test]
 fn restart_continues_a_3d_amr_run_bitwise() {
     restart_is_bitwise::<D3, D3Q19, f32>(amr_cavity(3, 16, 3), 64, "3d");
