@@ -97,7 +97,7 @@ pub struct StepParams<F> {
     /// The LES model that needs velocity gradients ([`crate::eddy::LES_NONE`],
     /// [`crate::eddy::LES_WALE`], [`crate::eddy::LES_VREMAN`]); uniform over a launch.
     pub les_model: u32,
-    /// Bit `k` set: face `k` ([`FACE_VELOCITY`]) takes its wall velocity per boundary cell
+    /// Bit `k` set: face `k` ([`FACE_VELOCITY`]) takes its wall velocity per boundary link
     /// from the profile table ([`crate::profile`]) instead of `wall_u[k]`.
     pub profiled: u32,
 }
@@ -143,7 +143,7 @@ unsafe fn is_solid<F>(fld: &Field<F>, b: usize, t: usize) -> bool {
 /// The population `h_ī` that comes back to cell `t` of block `b` from a link that leaves
 /// the fluid, given the post-collision `hs = h*_i` sent into it and the cell's velocity
 /// `u` (see the module documentation for the rules). A profiled face
-/// ([`StepParams::profiled`]) takes the cell's wall velocity from `tab`.
+/// ([`StepParams::profiled`]) takes the link's wall velocity from `tab`.
 ///
 /// # Safety
 /// With a profiled face, `tab` must cover block `b` ([`wall_velocity`]).
