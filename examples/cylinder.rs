@@ -8,7 +8,9 @@
 //! cylinder and the outlet are refined and frozen; the wake adapts to the vorticity every
 //! 32 root steps (`--no-adapt` keeps only the frozen refinement). `--inlet parabolic`
 //! makes it a channel: resting walls on top and bottom, Poiseuille inlet of mean speed
-//! `U_0` (`ramus::cases::cylinder::Inlet`).
+//! `U_0` (`ramus::cases::cylinder::Inlet`). `--shape circle` puts a circular cylinder of
+//! diameter D there instead, `--walls interpolated` gives its wall interpolated
+//! bounce-back (`ramus::Walls`).
 //!
 //! ```text
 //! cargo run --release --example cylinder                                     # root 256, 2 levels, f64
@@ -105,6 +107,13 @@ struct Args {
     /// resting walls on top and bottom, Poiseuille inlet of mean speed U_0).
     #[arg(long, default_value = "uniform")]
     inlet: String,
+    /// The body: square (side D, the paper's) or circle (diameter D).
+    #[arg(long, default_value = "square")]
+    shape: String,
+    /// Wall rule on the body: staircase (half-way bounce-back) or interpolated (Bouzidi
+    /// et al. 2001: the curved wall at its true distance along each link).
+    #[arg(long, default_value = "staircase")]
+    walls: String,
     /// Floating-point precision: f32 or f64.
     #[arg(long, default_value = "f64")]
     precision: String,
@@ -190,6 +199,8 @@ impl Args {
             interpolation: Interpolation::parse(&self.interp)?,
             adapt: !self.no_adapt,
             inlet: self.inlet.parse()?,
+            shape: self.shape.parse()?,
+            walls: self.walls.parse()?,
         };
         let config = case.forest_config(backend)?.collision(self.physics.collision()?).les(self.physics.les()?);
         if !(self.time.is_finite() && self.time > 0.0) {
@@ -272,11 +283,13 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
     let steps = s.steps;
     let first_step = forest.steps();
     println!(
-        "cylinder: root {} x {} (D = {} root cells, height {} D), {} levels, Re {}, U0 {}, {} inlet, {} interpolation, {} collision, les {}, {} on {}",
+        "cylinder: root {} x {} (D = {} root cells, height {} D), {:?} body, {:?} walls, {} levels, Re {}, U0 {}, {} inlet, {} interpolation, {} collision, les {}, {} on {}",
         c.root,
         c.height_cells(),
         c.diameter(),
         c.height,
+        c.shape,
+        c.walls,
         c.levels,
         c.re,
         c.u0,

@@ -22,6 +22,8 @@
 //! - [`readout`]: the moments of every cell, for reading the solution.
 //! - [`profile`]: per-cell wall velocities of profiled faces (inlet profiles).
 //! - [`stream`]: in-place streaming fused with collision, boundary conditions (sections "Streaming", "Lattice Boltzmann Method").
+//! - [`shape`]: the built-in solid shapes (boxes, spheres, cylinders, containers): inside tests, distances, link crossings, wall velocities.
+//! - [`curved`]: interpolated bounce-back on curved walls and moving walls (a pass after the step).
 //! - [`obstacle`]: solid cells, refinement toward obstacles, momentum-exchange forces (section "Flow Past a Square Cylinder").
 //! - [`interpolate`], [`average`]: rescaling, coarse → fine interpolation and fine → coarse averaging (section "Grid Communication").
 //! - [`schedule`]: the per-level work lists of the recursive advance (section "Grid Advancement").
@@ -43,6 +45,7 @@ pub mod block;
 pub mod collide;
 pub mod collision;
 pub mod criterion;
+pub mod curved;
 pub mod eddy;
 pub mod guard;
 pub mod interpolate;
@@ -59,6 +62,7 @@ pub mod real;
 pub mod registry;
 pub mod regularized;
 pub mod schedule;
+pub mod shape;
 pub mod stream;
 
 #[cfg(target_arch = "nvptx64")]

@@ -15,118 +15,14 @@ use core::marker::PhantomData;
 use crate::amr::args::Pool;
 use crate::amr::{status, units, CELL_GHOST, MARK_REFINE, MARK_REFINE_FREEZE};
 use crate::block::cell_coords;
+use crate::curved::{wall_index, NO_SHAPE};
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
 use crate::stream::{load_cell, odd_links, Field, ONB_SOLID, SOLID_LINK};
 
-/// Built-in shapes a forest may hold (user geometry beyond these is evaluated on the host).
-pub const MAX_SHAPES: usize = 8;
-/// Shape kind: axis-aligned box `p[0..3]` … `p[3..6]` (closed).
-pub const SHAPE_BOX: u32 = 0;
-/// Shape kind: sphere (disc in 2D), centre `p[0..3]`, radius `p[3]` (closed).
-pub const SHAPE_SPHERE: u32 = 1;
-
-/// Up to [`MAX_SHAPES`] built-in shapes (`count` used), passed by value to the kernels.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Shapes {
-    pub count: u32,
-    pub kind: [u32; MAX_SHAPES],
-    pub _pad: u32,
-    pub p: [[f64; 6]; MAX_SHAPES],
-}
-
-impl Shapes {
-    /// Kind and parameters of shape `k`, picked with constant indices: a run-time index
-    /// into the parameter array would copy it to local memory on the GPU.
-    #[inline(always)]
-    fn shape(&self, k: usize) -> (u32, [f64; 6]) {
-        let (mut kind, mut p) = (SHAPE_BOX, [0.0; 6]);
-        for j in 0..MAX_SHAPES {
-            if j == k {
-                kind = self.kind[j];
-                p = self.p[j];
-            }
-        }
-        (kind, p)
-    }
-
-    /// Whether point `x` lies in shape `k` (`dim` axes compared).
-    #[inline(always)]
-    pub fn contains_one(&self, k: usize, x: [f64; 3], dim: usize) -> bool {
-        let (kind, p) = self.shape(k);
-        if kind == SHAPE_BOX {
-            let mut inside = true;
-            for a in 0..3 {
-                if a < dim {
-                    inside &= x[a] >= p[a] && x[a] <= p[a + 3];
-                }
-            }
-            inside
-        } else {
-            let mut d2 = 0.0;
-            for a in 0..3 {
-                if a < dim {
-                    d2 += (x[a] - p[a]) * (x[a] - p[a]);
-                }
-            }
-            d2 <= p[3] * p[3]
-        }
-    }
-
-    /// Whether point `x` lies in any shape.
-    #[inline(always)]
-    pub fn contains(&self, x: [f64; 3], dim: usize) -> bool {
-        let mut any = false;
-        // Constant indices (unrolled): kernel parameters stay in parameter space.
-        for k in 0..MAX_SHAPES {
-            if (k as u32) < self.count {
-                any |= self.contains_one(k, x, dim);
-            }
-        }
-        any
-    }
-
-    /// Distance from the box `[lo, lo + w]` to the nearest shape (0 if they overlap).
-    #[inline(always)]
-    pub fn distance(&self, lo: [f64; 3], w: f64, dim: usize) -> f64 {
-        let mut best = f64::INFINITY;
-        for k in 0..MAX_SHAPES {
-            if (k as u32) < self.count {
-                let (kind, p) = self.shape(k);
-                let mut d2 = 0.0;
-                for a in 0..3 {
-                    if a < dim {
-                        // Gap between the block's interval and the shape's on this axis
-                        // (for a sphere: from the centre to the block).
-                        let (s_lo, s_hi) = if kind == SHAPE_BOX { (p[a], p[a + 3]) } else { (p[a], p[a]) };
-                        let g = (s_lo - (lo[a] + w)).max(lo[a] - s_hi).max(0.0);
-                        d2 += g * g;
-                    }
-                }
-                let d = if kind == SHAPE_BOX { sqrt(d2) } else { (sqrt(d2) - p[3]).max(0.0) };
-                best = best.min(d);
-            }
-        }
-        best
-    }
-}
-
-/// `√x` in `no_std` (Newton from the exponent-halved guess; exact to round-off for the
-/// distances compared here).
-#[inline(always)]
-fn sqrt(x: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    let mut y = f64::from_bits((x.to_bits() >> 1) + (1023u64 << 51));
-    for _ in 0..6 {
-        y = 0.5 * (y + x / y);
-    }
-    y
-}
+pub use crate::shape::{Shapes, MAX_SHAPES, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_OUTSIDE, SHAPE_SPHERE};
 
 /// Centre of cell `t` of a block with lower corner `origin` (units) on `level`, in root cells.
 #[inline(always)]
@@ -279,7 +175,16 @@ kernel_args! {
         /// Nonzero: the root level is in the odd AA layout (finer levels are even between
         /// root steps).
         pub root_odd: val u32,
-        /// Three components per item: the block's force, in root units.
+        /// Nonzero: the wall pass of [`crate::curved`] runs, and the wall table below
+        /// holds each wall link's `q` and the `h*` it sent ([`crate::curved::WallArgs`]).
+        pub curved: val u32,
+        pub wall_slot: ref u32,
+        pub wall_q: ref F,
+        pub wall_shape: ref u8,
+        pub wall_post: ref F,
+        /// The point the torque is taken about (root cells).
+        pub about: val [f64; 3],
+        /// Six values per item: the block's force, then its torque, in root units.
         pub out: mut F,
     }
 }
@@ -289,32 +194,43 @@ pub const ALL_SOLIDS: u32 = u32::MAX;
 
 /// Momentum exchange (paper, eq. "F = 2 Δx^D Σ_{x_b} Σ_p f*_p c_p"; Ladd 1994): item `i`
 /// sums, over the non-ghost fluid cells of block `list[i]` and their links `c_j` into
-/// solid cells, `2 f*_j c_j`, the momentum a resting half-way wall takes per step. Between
-/// steps `f*_j` is the population that came back, `f_ī` with `−c_i = c_j`, so the sum is
-/// `−2 Σ f_i c_i` over the links whose `x − c_i` is solid.
+/// solid cells, the momentum the wall takes per step, and its torque about
+/// [`ForceArgs::about`] (at the wall point `x + q c_j`).
+///
+/// With the resting half-way wall the population `f_k` that came back (`c_k = −c_j`)
+/// equals the one sent, `f*_j`, so the link carries `2 f_k c_j`; between steps `f_k` is
+/// in the pool. With the wall pass of
+/// [`crate::curved`] (interpolated or moving walls) the sent `f*_j` is the one the pass
+/// kept, and the link carries Wen et al.'s Galilean-invariant exchange (J. Comput. Phys.
+/// 266 (2014) 161, eq. 11), `(c_j − u_w) f*_j − (c_k − u_w) f_k`, with `u_w` the wall
+/// velocity at the wall point.
 ///
 /// Units: on level `L` a cell has volume `2^{−LD}` and a step lasts `2^{−L}` root steps,
-/// so the block's sum is scaled by `2^{−L(D−1)}` to a force in root lattice units (per
-/// unit depth in 2D).
+/// so the block's sums are scaled by `2^{−L(D−1)}` to root lattice units (per unit depth
+/// in 2D).
 pub struct ObstacleForce<L, F>(PhantomData<(L, F)>);
 
 impl<L: VelocitySet, F: Real> Kernel for ObstacleForce<L, F> {
     type Args = ForceArgs<F>;
 
     fn max_items(l: &ForceArgs<F, Lens>) -> Option<usize> {
-        Some(l.list.min(l.out / 3))
+        Some(l.list.min(l.out / 6))
     }
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &ForceArgs<F>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
+        let dim = <L::Dim as Dim>::D;
         let b = *a.list.add(i) as usize;
         let level = *a.level.add(b);
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let odd = level == 0 && a.root_odd != 0;
         let o = [*a.origin.add(3 * b), *a.origin.add(3 * b + 1), *a.origin.add(3 * b + 2)];
         let w = units::cell(level) as f64 / units::ROOT_CELL as f64;
+        let curved = a.curved != 0;
+        let row = if curved { *a.wall_slot.add(b) as usize } else { 0 };
         let mut force = [F::ZERO; 3];
+        let mut torque = [F::ZERO; 3];
         if *a.onb.add(b) & ONB_SOLID != 0 {
             for t in 0..m {
                 if *a.cell_mask.add(b * m + t) == CELL_GHOST || (*a.solid.add(b) >> t) & 1 != 0 {
@@ -331,25 +247,59 @@ impl<L: VelocitySet, F: Real> Kernel for ObstacleForce<L, F> {
                         let hit = links[k] == SOLID_LINK
                             && (a.which == ALL_SOLIDS || {
                                 let y = [x[0] - c[0] as f64 * w, x[1] - c[1] as f64 * w, x[2] - c[2] as f64 * w];
-                                a.shapes.contains_one(a.which as usize, y, <L::Dim as Dim>::D)
+                                a.shapes.contains_one(a.which as usize, y, dim)
                             });
                         if hit {
+                            let j = L::opposite(k);
                             let fk = h[k] + F::from_f64(L::W[k]);
+                            let (sent, q, shape) = if curved {
+                                let at = wall_index::<L>(row, j, t);
+                                let sent = *a.wall_post.add(at) + F::from_f64(L::W[j]);
+                                (sent, (*a.wall_q.add(at)).to_f64(), *a.wall_shape.add(at))
+                            } else {
+                                (fk, 0.5, NO_SHAPE)
+                            };
+                            // The link's momentum along `c_j = −c_k`.
+                            let s = sent + fk;
+                            let mut df = [F::ZERO; 3];
                             for ax in 0..3 {
-                                if c[ax] == 1 {
-                                    force[ax] -= fk + fk;
-                                } else if c[ax] == -1 {
-                                    force[ax] += fk + fk;
+                                if c[ax] == -1 {
+                                    df[ax] = s;
+                                } else if c[ax] == 1 {
+                                    df[ax] = -s;
                                 }
                             }
+                            let xw =
+                                [x[0] - q * c[0] as f64 * w, x[1] - q * c[1] as f64 * w, x[2] - q * c[2] as f64 * w];
+                            if a.shapes.moving != 0 && shape != NO_SHAPE {
+                                let uw = a.shapes.velocity(shape as usize, xw);
+                                let gain = sent - fk;
+                                for ax in 0..3 {
+                                    df[ax] -= F::from_f64(uw[ax]) * gain;
+                                }
+                            }
+                            let r = [xw[0] - a.about[0], xw[1] - a.about[1], xw[2] - a.about[2]].map(F::from_f64);
+                            for ax in 0..3 {
+                                force[ax] += df[ax];
+                            }
+                            torque[0] += r[1] * df[2] - r[2] * df[1];
+                            torque[1] += r[2] * df[0] - r[0] * df[2];
+                            torque[2] += r[0] * df[1] - r[1] * df[0];
                         }
                     },
                 );
             }
         }
-        let scale = F::from_f64(1.0 / (1u64 << (level as u32 * (<L::Dim as Dim>::D as u32 - 1))) as f64);
+        let scale = F::from_f64(1.0 / (1u64 << (level as u32 * (dim as u32 - 1))) as f64);
         for ax in 0..3 {
-            *a.out.add(3 * i + ax) = force[ax] * scale;
+            *a.out.add(6 * i + ax) = force[ax] * scale;
+            *a.out.add(6 * i + 3 + ax) = torque[ax] * scale;
         }
     }
+}
+
+/// `c w` as a vector of root cells.
+#[inline(always)]
+pub fn scaled(c: [i32; 3], w: f64) -> [f64; 3] {
+    [c[0] as f64 * w, c[1] as f64 * w, c[2] as f64 * w]
 }

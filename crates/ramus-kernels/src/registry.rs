@@ -71,6 +71,7 @@ use crate::amr::{build::*, connect::*, mark::*, select::*};
 use crate::average::AverageToParents;
 use crate::collision::{Bgk, Collision, Trt};
 use crate::criterion::VorticityMarkSerial;
+use crate::curved::{CurvedWall, LinkDistance};
 use crate::eddy::CellVelocity;
 use crate::guard::GuardCheck;
 use crate::interpolate::{InterpolateChildren, InterpolateGhosts, RescaleParents};
@@ -347,6 +348,10 @@ registry! {
         cell_moments_odd => CellMoments<L, F, true>;
         // Momentum-exchange forces (`crate::obstacle`).
         obstacle_force => ObstacleForce<L, F>;
+        // Curved and moving walls (`crate::curved`): wall distances, the pass after a step.
+        link_distance => LinkDistance<L, F>;
+        curved_wall_even => CurvedWall<L, F, false>;
+        curved_wall_odd => CurvedWall<L, F, true>;
         // The cooperative vorticity criterion (`crate::criterion`): `CRITERION_CTA` threads
         // and `CRITERION_SHARED_BYTES` of shared memory per CTA.
         vorticity_mark_even => VorticityMarkSerial<L, F, false>

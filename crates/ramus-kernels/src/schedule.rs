@@ -28,6 +28,9 @@ pub const SELECT_COARSENING: u32 = 5;
 /// [`FlagBlocks`] selector: leaves flagged [`crate::stream::ONB_SOLID`] in `FlagArgs::onb`
 /// (the blocks the force on an obstacle is summed over).
 pub const SELECT_OBSTACLE_LEAVES: u32 = 6;
+/// [`FlagBlocks`] selector: blocks of any status flagged [`crate::stream::ONB_SOLID`] in
+/// `FlagArgs::onb` (the blocks the wall pass of [`crate::curved`] works on).
+pub const SELECT_WALL_BLOCKS: u32 = 7;
 
 kernel_args! {
     /// Arguments of [`FlagBlocks`].
@@ -77,6 +80,7 @@ impl Kernel for FlagBlocks {
             SELECT_PARENTS => status::has_children(s),
             SELECT_LEVEL => *a.level.add(b) == a.level_of,
             SELECT_OBSTACLE_LEAVES => s == status::UNREFINED && *a.onb.add(b) & crate::stream::ONB_SOLID != 0,
+            SELECT_WALL_BLOCKS => *a.onb.add(b) & crate::stream::ONB_SOLID != 0,
             _ => {
                 // As the mesh routine's Preparation: `REFINED` (children all leaves, not
                 // frozen) and every child asks.

@@ -465,12 +465,31 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
 
     /// Force on built-in obstacle `obstacle` (index into `config.obstacles`; `None`: on
     /// every solid cell, user geometry included) by momentum exchange (paper, "Flow Past
-    /// a Square Cylinder": `F = 2 Δx^D Σ f*_p c_p` over the links into the solid), summed
-    /// over the non-ghost cells of the leaves next to it, each level scaled to root
-    /// lattice units (force per unit depth in 2D). With the obstacle covered by the finest
-    /// level, as the paper's wall-distance rule makes it, this is the paper's sum over
-    /// that level. Zero without obstacles.
+    /// a Square Cylinder": `F = 2 Δx^D Σ f*_p c_p` over the links into the solid; with
+    /// curved or moving walls ([`crate::Walls`]) Wen et al.'s Galilean-invariant form
+    /// with the populations the interpolated bounce-back sent, see
+    /// [`ramus_kernels::obstacle::ObstacleForce`]), summed over the non-ghost cells of the
+    /// leaves next to it, each level scaled to root lattice units (force per unit depth in
+    /// 2D). With the obstacle covered by the finest level, as the paper's wall-distance
+    /// rule makes it, this is the paper's sum over that level. Zero without obstacles.
+    /// With curved or moving walls, an error before the first step after an adaptation
+    /// or a restart (the sent populations are kept by the step).
     pub fn force(&mut self, obstacle: Option<usize>) -> Result<[f64; 3]> {
+        Ok(self.load(obstacle)?.0)
+    }
+
+    /// Torque on built-in obstacle `obstacle` about its centre (a sphere's or
+    /// cylinder's centre, a box's midpoint), from the same momentum exchange as
+    /// [`Self::force`], each link's share acting at its wall point (half-way along the
+    /// link with the staircase, at `q` with interpolated walls): root lattice units
+    /// (per unit depth in 2D, where only z is nonzero).
+    pub fn torque(&mut self, obstacle: usize) -> Result<[f64; 3]> {
+        Ok(self.load(Some(obstacle))?.1)
+    }
+
+    /// Force and torque of [`Self::force`] and [`Self::torque`].
+    fn load(&mut self, obstacle: Option<usize>) -> Result<([f64; 3], [f64; 3])> {
+        let mut about = [0.0; 3];
         if let Some(k) = obstacle {
             if k >= self.config.obstacles.len() {
                 return Err(Error::invalid(
@@ -479,8 +498,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
                     format!("an index below the number of obstacles ({})", self.config.obstacles.len()),
                 ));
             }
+            about = crate::config::shapes(&self.config.obstacles).centre(k);
         }
-        self.solver.solid_force(&self.mesh, self.steps % 2 == 1, obstacle)
+        self.solver.solid_load(&self.mesh, self.steps % 2 == 1, obstacle, about)
     }
 
     /// The raw distribution pool (all block IDs, active or not), e.g. to compare

@@ -56,8 +56,8 @@ pub use amr::{Mark, Status};
 pub use backend::cuda::{cuda_available, KERNELS_PTX};
 pub use backend::Backend;
 pub use config::{
-    Boundary, Collision, Criterion, Face, Fluid, ForestConfig, Guard, Interpolation, Les, MagicLevels, Obstacle,
-    Profile, Refinement, Shape, WallRefinement,
+    Axis, Boundary, Collision, Criterion, Face, Fluid, ForestConfig, Guard, Interpolation, Les, MagicLevels, Obstacle,
+    Profile, Refinement, Shape, WallRefinement, Walls,
 };
 pub use error::{CheckpointProblem, Error, Quantity, Result};
 pub use forest::{Adaptation, Forest, UserCriterion};

@@ -16,6 +16,9 @@
 //! units (the paper's `U_0 = 0.05` m/s with `Δx = Δt` is `0.05`), times in `D / U_0`
 //! (the paper's `t = 150` s is `240 D / U_0`).
 //!
+//! [`Body::Circle`] puts a circular cylinder of diameter `D` in the same place; with
+//! [`Walls::Interpolated`] its wall takes interpolated bounce-back (`ramus_kernels::curved`).
+//!
 //! [`Inlet::Parabolic`] turns the far field into a channel instead: resting walls on top
 //! and bottom and a parabolic inlet (`ramus_kernels::profile`) with the mean velocity
 //! `U_0` (centreline `1.5 U_0`; `Re = U_0 D / ν` with the mean velocity), the set-up of
@@ -25,7 +28,8 @@
 
 use crate::backend::Backend;
 use crate::config::{
-    Boundary, Criterion, Face, Fluid, ForestConfig, Interpolation, Refinement, Shape, WallRefinement, MAX_WALL_SPEED,
+    Boundary, Criterion, Face, Fluid, ForestConfig, Interpolation, Refinement, Shape, WallRefinement, Walls,
+    MAX_WALL_SPEED,
 };
 use crate::error::{Error, Result};
 
@@ -52,6 +56,34 @@ pub struct Cylinder {
     /// between resting walls.
     #[serde(default)]
     pub inlet: Inlet,
+    /// The body's cross-section: the paper's square, or a circle of diameter `D`.
+    #[serde(default)]
+    pub shape: Body,
+    /// The wall rule on the body (interpolated bounce-back for a circle's curved wall).
+    #[serde(default)]
+    pub walls: Walls,
+}
+
+/// The cross-section of a [`Cylinder`]'s body.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Body {
+    /// Square of side `D` (the paper's).
+    #[default]
+    Square,
+    /// Circle of diameter `D`.
+    Circle,
+}
+
+impl std::str::FromStr for Body {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "square" => Ok(Body::Square),
+            "circle" => Ok(Body::Circle),
+            _ => Err(Error::invalid("shape", s, "square or circle")),
+        }
+    }
 }
 
 /// The inflow of a [`Cylinder`].
@@ -88,6 +120,8 @@ impl Default for Cylinder {
             interpolation: Interpolation::Linear,
             adapt: true,
             inlet: Inlet::Uniform,
+            shape: Body::Square,
+            walls: Walls::Staircase,
         }
     }
 }
@@ -126,7 +160,11 @@ impl Cylinder {
     /// The cylinder, in root cells.
     pub fn shape(&self) -> Shape {
         let d = self.diameter();
-        Shape::square([UPSTREAM * d, self.height_cells() as f64 / 2.0, 0.0], d)
+        let centre = [UPSTREAM * d, self.height_cells() as f64 / 2.0, 0.0];
+        match self.shape {
+            Body::Square => Shape::square(centre, d),
+            Body::Circle => Shape::circle(centre, d / 2.0),
+        }
     }
 
     /// Validates the parameters (naming the field at fault) and builds the forest
@@ -206,6 +244,7 @@ impl Cylinder {
             .fluid(Fluid::Reynolds { re: self.re, velocity: self.u0, length: self.diameter() })
             .refinement(refinement)
             .obstacle(self.shape())
+            .walls(self.walls)
             .backend(backend);
         config.validate(2)?;
         Ok(config)

@@ -20,7 +20,7 @@ pub use collision::{Collision, MagicLevels};
 pub use guard::Guard;
 pub use les::Les;
 pub(crate) use obstacle::shapes;
-pub use obstacle::{Obstacle, Shape};
+pub use obstacle::{Axis, Obstacle, Shape, Walls};
 pub use profile::{profile_velocity, Profile};
 pub use refinement::{Criterion, Interpolation, Refinement, WallRefinement};
 pub use units::{Scales, Units};
@@ -275,6 +275,10 @@ pub struct ForestConfig {
     /// geometry).
     #[serde(default)]
     pub obstacles: Vec<Obstacle>,
+    /// How links into the obstacles' solid cells bounce back (default: the staircase,
+    /// half-way bounce-back).
+    #[serde(default)]
+    pub walls: Walls,
     /// The stability guard (default: every 100 root steps, Mach limit 1).
     #[serde(default)]
     pub guard: Guard,
@@ -293,6 +297,7 @@ impl ForestConfig {
             backend: Backend::Auto,
             refinement: Refinement::default(),
             obstacles: Vec::new(),
+            walls: Walls::Staircase,
             guard: Guard::default(),
         }
     }
@@ -378,6 +383,12 @@ impl ForestConfig {
     /// Adds a solid obstacle.
     pub fn obstacle(mut self, obstacle: impl Into<Obstacle>) -> Self {
         self.obstacles.push(obstacle.into());
+        self
+    }
+
+    /// Sets the wall rule of the obstacles.
+    pub fn walls(mut self, walls: Walls) -> Self {
+        self.walls = walls;
         self
     }
 
@@ -488,7 +499,7 @@ impl ForestConfig {
         }
         let size = [self.cells[0] as f64, self.cells[1] as f64, self.cells[2] as f64];
         for (k, o) in self.obstacles.iter().enumerate() {
-            o.shape.validate(k, &size[..dim])?;
+            o.validate(k, &size[..dim])?;
         }
         let tau = self.fluid.relaxation_time()?;
         // Finer levels relax with τ_L − ½ = 2^L (τ_0 − ½) (paper, "Collision"); it only

@@ -1,10 +1,59 @@
-//! Solid obstacles given as built-in shapes (paper, section "Flow Past a Square Cylinder").
+//! Solid obstacles given as built-in shapes (paper, section "Flow Past a Square Cylinder"),
+//! their motion, and the wall rule on their surfaces.
 
 use serde::{Deserialize, Serialize};
 
-use ramus_kernels::obstacle::{Shapes, SHAPE_BOX, SHAPE_SPHERE};
+use ramus_kernels::obstacle::{Shapes, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_OUTSIDE, SHAPE_SPHERE};
 
+use super::MAX_WALL_SPEED;
 use crate::error::{Error, Result};
+
+/// How links from fluid into the solid cells of obstacles bounce back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Walls {
+    /// Half-way bounce-back: the wall lies half-way between the last fluid and the first
+    /// solid cell centre, a staircase along a curved surface (first order there; second
+    /// order for faces aligned with the cells). The paper's rule, and the default.
+    #[default]
+    Staircase,
+    /// Interpolated bounce-back (Bouzidi et al. 2001, [`ramus_kernels::curved`]): each
+    /// link's wall at its true distance along the link, second order on curved walls of
+    /// the built-in shapes. Solid cells of user geometry ([`crate::Forest::with_solid`])
+    /// keep the staircase.
+    Interpolated,
+}
+
+impl std::str::FromStr for Walls {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "staircase" => Ok(Walls::Staircase),
+            "interpolated" => Ok(Walls::Interpolated),
+            _ => Err(Error::invalid("walls", s, "staircase or interpolated")),
+        }
+    }
+}
+
+/// A lattice axis.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Axis {
+    /// Along x.
+    X,
+    /// Along y.
+    Y,
+    /// Along z, the default: in 2D a cylinder along z is a disc.
+    #[default]
+    Z,
+}
+
+impl Axis {
+    /// 0, 1, 2 for x, y, z.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
 
 /// A built-in solid shape, in root cells (the domain spans `[0, cells[a]]` on axis `a`;
 /// z is ignored in 2D). A cell is solid when its centre lies inside (closed shapes), on
@@ -26,19 +75,93 @@ pub enum Shape {
         /// Radius (root cells).
         radius: f64,
     },
+    /// Circular cylinder along an axis (in 2D, along z: a disc).
+    Cylinder {
+        /// Centre (root cells).
+        center: [f64; 3],
+        /// Radius (root cells).
+        radius: f64,
+        /// Its axis (default z).
+        #[serde(default)]
+        axis: Axis,
+        /// Length along the axis (root cells; ignored for z in 2D).
+        length: f64,
+    },
 }
 
-/// A solid obstacle.
+/// A solid obstacle: a shape, which side of it is solid, and how its surface moves.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Obstacle {
     /// Its shape.
     pub shape: Shape,
+    /// The solid is outside the shape: a container (the outer cylinder of a
+    /// Taylor–Couette cell). Default false.
+    #[serde(default)]
+    pub outside: bool,
+    /// Velocity of the surface (lattice units, the same on every level; default zero).
+    /// The shape does not move on the grid: a translation is a wall sliding along itself.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Angular velocity about the shape's centre (radians per root step; default zero):
+    /// a rotating cylinder or sphere. Only `z` in 2D.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
 }
 
 impl From<Shape> for Obstacle {
     fn from(shape: Shape) -> Self {
-        Obstacle { shape }
+        Obstacle { shape, outside: false, velocity: [0.0; 3], angular_velocity: [0.0; 3] }
+    }
+}
+
+impl Obstacle {
+    /// The solid outside `shape` (a container).
+    pub fn outside(shape: Shape) -> Self {
+        Obstacle { outside: true, ..shape.into() }
+    }
+
+    /// The same obstacle rotating about its centre with `omega` (radians per root step).
+    pub fn rotating(self, omega: [f64; 3]) -> Self {
+        Obstacle { angular_velocity: omega, ..self }
+    }
+
+    /// Whether its surface moves.
+    pub fn moves(&self) -> bool {
+        self.velocity != [0.0; 3] || self.angular_velocity != [0.0; 3]
+    }
+
+    /// Checks the shape ([`Shape::validate`]) and the motion: finite, no velocity out of
+    /// the plane in 2D, and a surface speed below [`MAX_WALL_SPEED`] everywhere.
+    pub fn validate(&self, k: usize, size: &[f64]) -> Result<()> {
+        self.shape.validate(k, size)?;
+        let name = format!("obstacles[{k}]");
+        let (u, w) = (self.velocity, self.angular_velocity);
+        if u.iter().chain(&w).any(|v| !v.is_finite()) {
+            return Err(Error::invalid(
+                "obstacle motion",
+                format!("{name}: velocity {u:?}, angular_velocity {w:?}"),
+                "finite components",
+            ));
+        }
+        if size.len() == 2 && (u[2] != 0.0 || w[0] != 0.0 || w[1] != 0.0) {
+            return Err(Error::invalid(
+                "obstacle motion",
+                format!("{name}: velocity {u:?}, angular_velocity {w:?}"),
+                "in 2D, zero velocity along z and rotation about z only",
+            ));
+        }
+        // The fastest surface point is at most the shape's reach from its centre away.
+        let speed = |v: [f64; 3]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let top = speed(u) + speed(w) * self.shape.reach(size.len());
+        if top >= MAX_WALL_SPEED {
+            return Err(Error::invalid(
+                "obstacle motion",
+                format!("{name}: surface speed up to {top}"),
+                format!("a surface speed below {MAX_WALL_SPEED} (lattice units)"),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -52,6 +175,21 @@ impl Shape {
     /// Circle (2D) or sphere.
     pub fn circle(center: [f64; 3], radius: f64) -> Self {
         Shape::Sphere { center, radius }
+    }
+
+    /// The largest distance from the shape's centre to a point of it (over `dim` axes).
+    fn reach(&self, dim: usize) -> f64 {
+        match *self {
+            Shape::Box { min, max } => (0..dim).map(|a| (max[a] - min[a]).powi(2) / 4.0).sum::<f64>().sqrt(),
+            Shape::Sphere { radius, .. } => radius,
+            Shape::Cylinder { radius, axis, length, .. } => {
+                if axis.index() < dim {
+                    (radius * radius + length * length / 4.0).sqrt()
+                } else {
+                    radius
+                }
+            }
+        }
     }
 
     /// Checks that the shape is finite, not empty and inside the domain `size` (root cells,
@@ -70,6 +208,23 @@ impl Shape {
                     }
                 }
                 (min[..size.len()].to_vec(), max[..size.len()].to_vec())
+            }
+            Shape::Cylinder { center, radius, axis, length } => {
+                let dim = size.len();
+                let along = axis.index() < dim;
+                if !(radius.is_finite() && radius > 0.0)
+                    || center[..dim].iter().any(|c| !c.is_finite())
+                    || (along && !(length.is_finite() && length > 0.0))
+                {
+                    return Err(Error::invalid(
+                        "obstacle cylinder",
+                        format!("{name}: centre {:?}, radius {radius}, length {length}", &center[..dim]),
+                        "a finite centre, a finite radius > 0 and a finite length > 0",
+                    ));
+                }
+                let a = axis.index();
+                let half = |b: usize| if b == a { length / 2.0 } else { radius };
+                ((0..dim).map(|b| center[b] - half(b)).collect(), (0..dim).map(|b| center[b] + half(b)).collect())
             }
             Shape::Sphere { center, radius } => {
                 if !(radius.is_finite() && radius > 0.0) || center[..size.len()].iter().any(|c| !c.is_finite()) {
@@ -105,9 +260,15 @@ pub(crate) fn shapes(obstacles: &[Obstacle]) -> Shapes {
         let (kind, p) = match o.shape {
             Shape::Box { min, max } => (SHAPE_BOX, [min[0], min[1], min[2], max[0], max[1], max[2]]),
             Shape::Sphere { center: c, radius } => (SHAPE_SPHERE, [c[0], c[1], c[2], radius, 0.0, 0.0]),
+            Shape::Cylinder { center: c, radius, axis, length } => {
+                (SHAPE_CYLINDER, [c[0], c[1], c[2], radius, axis.index() as f64, length / 2.0])
+            }
         };
-        s.kind[k] = kind;
+        s.kind[k] = kind | if o.outside { SHAPE_OUTSIDE } else { 0 };
         s.p[k] = p;
+        let (u, w) = (o.velocity, o.angular_velocity);
+        s.motion[k] = [u[0], u[1], u[2], w[0], w[1], w[2]];
+        s.moving |= o.moves() as u32;
         s.count = k as u32 + 1;
     }
     s

@@ -293,6 +293,9 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 (M { .. }, true, true) => dev.launch::<Grad<Q, F, Mrt, true>>(n, args)?,
             }
         };
+        // Curved or moving walls: Bouzidi's values replace the step's half-way ones
+        // before anything reads the level.
+        self.wall_pass(mesh, l, !odd)?;
         self.stop(mesh, t, l, Routine::StreamCollide)
     }
 

@@ -12,6 +12,7 @@ mod active;
 pub(crate) mod advance;
 pub(crate) mod blocks;
 pub(crate) mod criterion;
+pub(crate) mod curved;
 mod fields;
 mod guard;
 mod init;

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use ramus_kernels::obstacle::{ForceArgs, ObstacleForce, Shapes, SolidArgs, SolidFlags, SolidMask, ALL_SOLIDS};
 use ramus_kernels::{Dim, VelocitySet};
 
+use super::curved::wall_views;
 use super::state::Solver;
 use crate::amr::Mesh;
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
@@ -110,21 +111,28 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 
     /// Force by momentum exchange on built-in obstacle `which` (`None`: on every solid
     /// cell), summed over the non-ghost cells of the leaves next to it, in root lattice
-    /// units (per unit depth in 2D); `root_odd`: the root level's AA layout.
-    pub fn solid_force(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool, which: Option<usize>) -> Result<[f64; 3]> {
-        let Some(s) = &self.solids else { return Ok([0.0; 3]) };
+    /// units (per unit depth in 2D), and its torque about `about` (root cells);
+    /// `root_odd`: the root level's AA layout.
+    pub fn solid_load(
+        &mut self,
+        mesh: &Mesh<Q::Dim>,
+        root_odd: bool,
+        which: Option<usize>,
+        about: [f64; 3],
+    ) -> Result<([f64; 3], [f64; 3])> {
+        let Some(s) = &self.solids else { return Ok(([0.0; 3], [0.0; 3])) };
         let dev = mesh.device();
-        let mut total = [0.0f64; 3];
+        let mut total = [0.0f64; 6];
         for l in 0..mesh.max_levels() {
-            let list = &self.schedule.levels[l].obstacle;
-            if list.len == 0 {
+            let n = self.schedule.levels[l].obstacle.len;
+            if n == 0 {
                 continue;
             }
-            if self.force_out.len() < 3 * list.len
-                || matches!((dev, &self.force_out), (Device::Cuda(_), Buffer::Host(_)))
-            {
-                self.force_out = dev.zeros(3 * list.len.next_power_of_two())?;
+            if self.force_out.len() < 6 * n || matches!((dev, &self.force_out), (Device::Cuda(_), Buffer::Host(_))) {
+                self.force_out = dev.zeros(6 * n.next_power_of_two())?;
             }
+            let walls = wall_views(&self.curved, &self.schedule)?;
+            let list = &self.schedule.levels[l].obstacle;
             let pool = mesh.arrays();
             let args = ForceArgs::<F, Views> {
                 f: self.f.view_mut(),
@@ -136,19 +144,28 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 cell_mask: pool.cell_mask.view(),
                 shapes: s.shapes,
                 which: which.map_or(ALL_SOLIDS, |k| k as u32),
-                list: list.ids.slice(..list.len)?,
+                list: list.ids.slice(..n)?,
                 root_odd: root_odd as u32,
+                curved: walls.curved as u32,
+                wall_slot: walls.slot,
+                wall_q: walls.q,
+                wall_shape: walls.shape,
+                wall_post: walls.post,
+                about,
                 out: self.force_out.view_mut(),
             };
-            // SAFETY: the list holds `len` active leaves; `force_out` 3 values per item.
-            unsafe { dev.launch::<ObstacleForce<Q, F>>(list.len, args)? };
-            let parts = dev.read(&self.force_out, 0..3 * list.len)?;
-            for p in parts.chunks_exact(3) {
-                for a in 0..3 {
+            // SAFETY: the list holds `n` active leaves; `force_out` 6 values per item; with
+            // the wall pass, every leaf of the list is in its level's wall list, so its
+            // `slot` names a current row of the table (`wall_views` checked that the
+            // pass ran since the rows were computed).
+            unsafe { dev.launch::<ObstacleForce<Q, F>>(n, args)? };
+            let parts = dev.read(&self.force_out, 0..6 * n)?;
+            for p in parts.chunks_exact(6) {
+                for a in 0..6 {
                     total[a] += p[a].to_f64();
                 }
             }
         }
-        Ok(total)
+        Ok(([total[0], total[1], total[2]], [total[3], total[4], total[5]]))
     }
 }

@@ -4,7 +4,9 @@
 //! kinds of block but run once per adaptation (criterion, synchronisation) take whole ID
 //! sets instead, their kernels skipping the other blocks.
 
-use ramus_kernels::schedule::{FlagArgs, FlagBlocks, SELECT_CHILD_GHOSTS, SELECT_GHOSTS, SELECT_OBSTACLE_LEAVES};
+use ramus_kernels::schedule::{
+    FlagArgs, FlagBlocks, SELECT_CHILD_GHOSTS, SELECT_GHOSTS, SELECT_OBSTACLE_LEAVES, SELECT_WALL_BLOCKS,
+};
 use ramus_kernels::Dim;
 
 use crate::amr::workspace::ensure;
@@ -26,7 +28,7 @@ impl List {
 }
 
 /// Lists per level.
-const LISTS: usize = 3;
+const LISTS: usize = 4;
 
 /// The lists of one level. Every block of a level collides and streams (its ID set):
 /// parents too, so that the coarse cells under the ghost layer, which feed the coarse
@@ -40,11 +42,14 @@ pub(crate) struct LevelLists {
     /// Leaves next to solid cells (the force on an obstacle is summed over them); empty
     /// without obstacles.
     pub obstacle: List,
+    /// Blocks of any status next to solid cells (the wall pass of curved or moving walls
+    /// works on them); empty unless that pass runs.
+    pub walls: List,
 }
 
 impl LevelLists {
     fn new() -> Self {
-        LevelLists { ghosts: List::new(), parents: List::new(), obstacle: List::new() }
+        LevelLists { ghosts: List::new(), parents: List::new(), obstacle: List::new(), walls: List::new() }
     }
 
     fn lists(&mut self) -> [(&mut List, u32); LISTS] {
@@ -52,6 +57,7 @@ impl LevelLists {
             (&mut self.ghosts, SELECT_GHOSTS),
             (&mut self.parents, SELECT_CHILD_GHOSTS),
             (&mut self.obstacle, SELECT_OBSTACLE_LEAVES),
+            (&mut self.walls, SELECT_WALL_BLOCKS),
         ]
     }
 }
@@ -75,8 +81,9 @@ impl Schedule {
     }
 
     /// Rebuilds every list from the mesh's ID sets, statuses and block masks, and the
-    /// solver's boundary flags `onb` (`None`: no obstacles, no obstacle lists).
-    pub fn rebuild<D: Dim>(&mut self, mesh: &Mesh<D>, onb: Option<&Buffer<u32>>) -> Result<()> {
+    /// solver's boundary flags `onb` (`None`: no obstacles, no obstacle lists); the wall
+    /// lists only with `walls` (the wall pass runs).
+    pub fn rebuild<D: Dim>(&mut self, mesh: &Mesh<D>, onb: Option<&Buffer<u32>>, walls: bool) -> Result<()> {
         let dev = mesh.device();
         let slots = LISTS * self.levels.len();
         if self.counts.len() < slots || matches!((dev, &self.counts), (Device::Cuda(_), Buffer::Host(_))) {
@@ -89,7 +96,8 @@ impl Schedule {
             for (k, (list, which)) in lists.lists().into_iter().enumerate() {
                 let slot = LISTS * l + k;
                 list.len = 0;
-                if n == 0 || (which == SELECT_OBSTACLE_LEAVES && onb.is_none()) {
+                let solid_list = which == SELECT_OBSTACLE_LEAVES || which == SELECT_WALL_BLOCKS;
+                if n == 0 || (solid_list && onb.is_none()) || (which == SELECT_WALL_BLOCKS && !walls) {
                     continue;
                 }
                 flag(mesh, mesh.id_sets()[l].slice(..n)?, which, 0, onb, &mut self.flags)?;

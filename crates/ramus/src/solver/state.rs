@@ -7,6 +7,7 @@ use ramus_kernels::interpolate::{fine_tau, split_values};
 use ramus_kernels::stream::StepParams;
 use ramus_kernels::{Dim, VelocitySet};
 
+use super::curved::CurvedWalls;
 use super::metrics::Timings;
 use super::obstacles::Solids;
 use super::profiles::Profiles;
@@ -56,9 +57,11 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     pub scratch: Buffer<F>,
     /// Solid cells and the solver's boundary flags (`None`: no obstacles).
     pub solids: Option<Solids>,
+    /// The wall table of curved or moving walls (`None`: staircase walls at rest, no pass).
+    pub curved: Option<CurvedWalls<F>>,
     /// Inlet profiles and their per-cell wall velocities (`None`: every face uniform).
     pub profiles: Option<Profiles<F>>,
-    /// Per-block force sums (see [`Self::solid_force`]).
+    /// Per-block force sums (see [`Self::solid_load`]).
     pub force_out: Buffer<F>,
     /// Per level: the stability guard's result (see [`ramus_kernels::guard`]).
     pub guard_out: Buffer<u64>,
@@ -124,6 +127,11 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 p
             })
             .collect();
+        let moving = solids.as_ref().is_some_and(|s| s.shapes.moving != 0);
+        let curved = match &solids {
+            Some(_) => CurvedWalls::new(dev, capacity, levels, config.walls, moving)?,
+            None => None,
+        };
         Ok(Solver {
             f: dev.zeros(capacity * Q::Q * m)?,
             taus,
@@ -143,6 +151,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             slot: dev.zeros(capacity)?,
             scratch: Buffer::Host(Vec::new()),
             solids,
+            curved,
             profiles: None,
             force_out: Buffer::Host(Vec::new()),
             guard_out: dev.zeros(levels)?,
@@ -162,7 +171,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// Rebuilds the work lists after the mesh changed, and sizes the scratch buffer.
     pub fn rebuild_schedule(&mut self, mesh: &crate::amr::Mesh<Q::Dim>) -> Result<()> {
         let onb = self.solids.as_ref().map(|s| &s.onb);
-        self.schedule.rebuild(mesh, onb)?;
+        self.schedule.rebuild(mesh, onb, self.curved.is_some())?;
+        self.update_curved(mesh)?;
         let most = self.schedule.levels.iter().map(|l| l.parents.len).max().unwrap_or(0);
         // Per parent cell: the non-equilibrium part, ρ, ρu and ν_t (see `GhostArgs::scratch`).
         let need = most * split_values::<Q>() * <Q::Dim as Dim>::BLOCK_CELLS;
