@@ -395,6 +395,60 @@ fn obstacle_degenerate() {
 }
 
 #[test]
+fn obstacle_motion_and_cylinder() {
+    // A surface speed of 0.3 or more (here ω r = 0.5 · 2 = 1).
+    let fast = ramus::Obstacle::from(ramus::Shape::circle([8.0, 8.0, 0.0], 2.0)).rotating([0.0, 0.0, 0.5]);
+    assert_invalid(Forest::<D2, D2Q9, f64>::new(box_config([16, 16, 0]).obstacle(fast)).map(|_| ()), "obstacle motion");
+    // In 2D only rotation about z.
+    let tilted = ramus::Obstacle::from(ramus::Shape::circle([8.0, 8.0, 0.0], 2.0)).rotating([0.01, 0.0, 0.0]);
+    assert_invalid(
+        Forest::<D2, D2Q9, f64>::new(box_config([16, 16, 0]).obstacle(tilted)).map(|_| ()),
+        "obstacle motion",
+    );
+    let nan = ramus::Obstacle { velocity: [f64::NAN, 0.0, 0.0], ..ramus::Shape::circle([8.0, 8.0, 0.0], 2.0).into() };
+    assert_invalid(Forest::<D2, D2Q9, f64>::new(box_config([16, 16, 0]).obstacle(nan)).map(|_| ()), "obstacle motion");
+    let flat = ramus::Shape::Cylinder { center: [8.0; 3], radius: 2.0, axis: ramus::Axis::X, length: 0.0 };
+    assert_invalid(
+        Forest::<D3, D3Q19, f64>::new(box_config([16, 16, 16]).obstacle(flat)).map(|_| ()),
+        "obstacle cylinder",
+    );
+    let long = ramus::Shape::Cylinder { center: [8.0; 3], radius: 2.0, axis: ramus::Axis::Y, length: 20.0 };
+    assert_invalid(
+        Forest::<D3, D3Q19, f64>::new(box_config([16, 16, 16]).obstacle(long)).map(|_| ()),
+        "obstacle position",
+    );
+}
+
+#[test]
+fn walls_and_obstacles_from_toml() {
+    let text = r#"
+        cells = [16, 16, 0]
+        boundaries = [{ kind = "wall", velocity = [0, 0, 0] }, { kind = "wall", velocity = [0, 0, 0] },
+                      { kind = "wall", velocity = [0, 0, 0] }, { kind = "wall", velocity = [0, 0, 0] },
+                      { kind = "wall", velocity = [0, 0, 0] }, { kind = "wall", velocity = [0, 0, 0] }]
+        walls = "interpolated"
+        fluid = { kind = "viscosity", nu = 0.1 }
+        [[obstacles]]
+        shape = { kind = "sphere", center = [8.0, 8.0, 0.0], radius = 2.0 }
+        angular_velocity = [0.0, 0.0, 0.01]
+        [[obstacles]]
+        shape = { kind = "cylinder", center = [8.0, 8.0, 0.0], radius = 7.0, length = 1.0 }
+        outside = true
+    "#;
+    let c = ramus::ForestConfig::from_toml(text).expect("valid case");
+    assert_eq!(c.walls, ramus::Walls::Interpolated);
+    assert!(c.obstacles[1].outside && c.obstacles[0].moves());
+    assert_eq!(
+        c.obstacles[1].shape,
+        ramus::Shape::Cylinder { center: [8.0, 8.0, 0.0], radius: 7.0, axis: ramus::Axis::Z, length: 1.0 }
+    );
+    let bad = text.replace("walls = \"interpolated\"", "walls = \"bouzidi\"");
+    assert!(ramus::ForestConfig::from_toml(&bad).is_err(), "unknown wall rule");
+    let bad = text.replace("outside = true", "inside = true");
+    assert!(ramus::ForestConfig::from_toml(&bad).is_err(), "unknown obstacle key");
+}
+
+#[test]
 fn too_many_obstacles() {
     let mut c = box_config([64, 64, 0]);
     for k in 0..=ramus::kernels::obstacle::MAX_SHAPES {

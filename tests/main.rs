@@ -33,4 +33,5 @@ mod inlet_profile;
 mod mass;
 mod multilevel;
 mod poiseuille;
+mod taylor_couette;
 mod taylor_green;
