@@ -68,10 +68,10 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// Sets the profile of `face` (`None`: back to the face's uniform velocity) and
     /// re-evaluates the table.
     pub fn set_profile(&mut self, mesh: &Mesh<Q::Dim>, face: Face, profile: Option<ProfileFn>) -> Result<()> {
-        if self.profiles.is_none() {
-            self.profiles = Some(Profiles::new(mesh.device(), mesh.capacity())?);
-        }
-        let profiles = self.profiles.as_mut().expect("just set");
+        let profiles = match &mut self.profiles {
+            Some(p) => p,
+            none => none.insert(Profiles::new(mesh.device(), mesh.capacity())?),
+        };
         profiles.faces[face.index()] = profile;
         let mask = profiles.mask();
         for p in &mut self.params {
@@ -99,18 +99,17 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             let o = [snap.origin[3 * b], snap.origin[3 * b + 1], snap.origin[3 * b + 2]];
             let level = snap.level[b];
             let width = 4.0 * units::cell(level) as f64 * s;
-            // The profiled faces the block touches: the position of each on its axis.
+            // The profiled faces the block touches: the face, its profile and its position
+            // on its axis.
             let mut touched = [None; 3];
             for face in Face::ALL.iter().take(2 * dim) {
-                if p.faces[face.index()].is_none() {
-                    continue;
-                }
+                let Some(f) = &p.faces[face.index()] else { continue };
                 let a = face.axis();
                 let extent = (snap.root_blocks[a] * 4) as f64;
                 let lo = o[a] as f64 * s;
                 let at = if face.index() % 2 == 0 { 0.0 } else { extent };
                 if (face.index() % 2 == 0 && lo == 0.0) || (face.index() % 2 == 1 && lo + width == extent) {
-                    touched[a] = Some((*face, at));
+                    touched[a] = Some((*face, f, at));
                 }
             }
             if touched.iter().all(Option::is_none) {
@@ -122,8 +121,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             rows.resize(rows.len() + ROW, F::ZERO);
             let w = units::cell(level) as f64 * s;
             for (a, touch) in touched.iter().enumerate() {
-                let Some((face, at)) = touch else { continue };
-                let f = p.faces[face.index()].as_ref().expect("profiled face");
+                let Some((face, f, at)) = touch else { continue };
                 let (b0, b1) = tangential(a);
                 // The block's layer of cells on the face, and every link offset along the
                 // face (in 2D only those in the plane).
