@@ -33,5 +33,6 @@ mod inlet_profile;
 mod mass;
 mod multilevel;
 mod poiseuille;
+mod shapes;
 mod taylor_couette;
 mod taylor_green;

@@ -75,7 +75,10 @@ pub enum Shape {
         /// Radius (root cells).
         radius: f64,
     },
-    /// Circular cylinder along an axis (in 2D, along z: a disc).
+    /// Circular cylinder along an axis (in 2D, along z: a disc). It may be longer than
+    /// the domain along its axis: a cylinder through the domain, also across periodic
+    /// faces. (Other shapes must lie inside the domain: they are not repeated across a
+    /// periodic face.)
     Cylinder {
         /// Centre (root cells).
         center: [f64; 3],
@@ -222,9 +225,12 @@ impl Shape {
                         "a finite centre, a finite radius > 0 and a finite length > 0",
                     ));
                 }
+                // Along its axis a cylinder may run through the domain (and across a
+                // periodic face, where the infinite cylinder is its own image).
                 let a = axis.index();
-                let half = |b: usize| if b == a { length / 2.0 } else { radius };
-                ((0..dim).map(|b| center[b] - half(b)).collect(), (0..dim).map(|b| center[b] + half(b)).collect())
+                let lo = |b: usize| if b == a { (center[b] - length / 2.0).max(0.0) } else { center[b] - radius };
+                let hi = |b: usize| if b == a { (center[b] + length / 2.0).min(size[b]) } else { center[b] + radius };
+                ((0..dim).map(lo).collect(), (0..dim).map(hi).collect())
             }
             Shape::Sphere { center, radius } => {
                 if !(radius.is_finite() && radius > 0.0) || center[..size.len()].iter().any(|c| !c.is_finite()) {
