@@ -63,13 +63,16 @@ bundle() {
     for name in bench_adapt forest cylinder adapt_trace taylor_green; do
         [[ -f examples/$name.rs ]] || continue
         echo "== building examples/$name.rs (release)"
-        json=$(cargo build --release --example "$name" --message-format=json)
+        # The benchmarks keep every host path at opt-level 3 (Cargo.toml, profile bench).
+        local profile=(--release)
+        [[ $name == bench_adapt ]] && profile=(--profile bench)
+        json=$(cargo build "${profile[@]}" --example "$name" --message-format=json)
         exe=$(artifact example "$name" <<<"$json")
         install -m 755 "$exe" "$bundle_dir/$name"
     done
 
     echo "== building examples/bench.rs (release)"
-    json=$(cargo build --release --example bench --message-format=json)
+    json=$(cargo build --profile bench --example bench --message-format=json)
     exe=$(artifact example bench <<<"$json")
     install -m 755 "$exe" "$bundle_dir/bench"
 
