@@ -34,5 +34,6 @@ mod mass;
 mod multilevel;
 mod poiseuille;
 mod shapes;
+mod stl;
 mod taylor_couette;
 mod taylor_green;

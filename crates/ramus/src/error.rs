@@ -95,6 +95,14 @@ pub enum Error {
         /// The first offending tuple (cell) of the array.
         index: usize,
     },
+    /// An STL surface cannot be used as a solid (see [`crate::stl`]).
+    #[error("STL {}: {problem}", path.display())]
+    Stl {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        problem: crate::stl::StlProblem,
+    },
     /// A checkpoint file cannot be restarted from.
     #[error("checkpoint {}: {problem}", path.display())]
     Checkpoint {

@@ -47,6 +47,7 @@ mod error;
 mod forest;
 pub mod output;
 pub mod solver;
+pub mod stl;
 pub mod variants;
 
 #[doc = include_str!("../../../docs/guide.md")]

@@ -1,0 +1,170 @@
+//! STL surfaces (`ramus::stl`): binary and ASCII files read back, closed surfaces
+//! accepted (inward normals flipped), open, non-manifold, degenerate, inconsistently
+//! oriented and unreadable files refused with named problems; the enclosed volume and
+//! the winding-number inside test against a torus's closed forms.
+
+use std::f64::consts::PI;
+use std::path::{Path, PathBuf};
+
+use ramus::stl::{StlProblem, SurfaceMesh};
+use ramus::Error;
+
+/// A torus about the z axis through the origin (radii `big` and `small`), `n × m` quads
+/// split into triangles, counter-clockwise seen from outside.
+fn torus(big: f64, small: f64, n: usize, m: usize) -> Vec<[[f64; 3]; 3]> {
+    let p = |i: usize, j: usize| {
+        let (u, v) = (2.0 * PI * (i % n) as f64 / n as f64, 2.0 * PI * (j % m) as f64 / m as f64);
+        [(big + small * v.cos()) * u.cos(), (big + small * v.cos()) * u.sin(), small * v.sin()]
+    };
+    let mut t = Vec::new();
+    for i in 0..n {
+        for j in 0..m {
+            let (a, b, c, d) = (p(i, j), p(i + 1, j), p(i + 1, j + 1), p(i, j + 1));
+            t.push([a, b, c]);
+            t.push([a, c, d]);
+        }
+    }
+    t
+}
+
+/// Binary STL: 80-byte header, triangle count, then per triangle a normal (zero: readers
+/// recompute it), three corners and a 2-byte attribute.
+fn binary(triangles: &[[[f64; 3]; 3]]) -> Vec<u8> {
+    let mut b = vec![0u8; 80];
+    b.extend_from_slice(&(triangles.len() as u32).to_le_bytes());
+    for t in triangles {
+        for _ in 0..3 {
+            b.extend_from_slice(&0f32.to_le_bytes());
+        }
+        for v in t {
+            for c in v {
+                b.extend_from_slice(&(*c as f32).to_le_bytes());
+            }
+        }
+        b.extend_from_slice(&[0, 0]);
+    }
+    b
+}
+
+fn ascii(triangles: &[[[f64; 3]; 3]]) -> Vec<u8> {
+    let mut s = String::from("solid test\n");
+    for t in triangles {
+        s.push_str("facet normal 0 0 0\nouter loop\n");
+        for v in t {
+            s.push_str(&format!("vertex {} {} {}\n", v[0] as f32, v[1] as f32, v[2] as f32));
+        }
+        s.push_str("endloop\nendfacet\n");
+    }
+    s.push_str("endsolid test\n");
+    s.into_bytes()
+}
+
+fn file(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ramus-stl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write");
+    path
+}
+
+fn problem(r: ramus::Result<SurfaceMesh>, path: &Path) -> StlProblem {
+    match r {
+        Err(Error::Stl { path: p, problem }) => {
+            assert_eq!(p, path, "the error names the file");
+            problem
+        }
+        other => panic!("expected an STL error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_torus_reads_back_with_its_volume_and_inside() {
+    let (big, small) = (2.0, 0.75);
+    let t = torus(big, small, 96, 48);
+    for (name, bytes) in [("torus.stl", binary(&t)), ("torus-ascii.stl", ascii(&t))] {
+        let path = file(name, &bytes);
+        let mesh = SurfaceMesh::read(&path).expect("a closed torus");
+        assert_eq!(mesh.triangles.len(), t.len());
+        // Vertices merged: the grid's n·m points.
+        assert_eq!(mesh.vertices.len(), 96 * 48, "{name}");
+        // The polyhedron inscribed in the torus: volume 2π²Rr² less O(h²) (1 % at this
+        // resolution: cos(π/48)·cos(π/96) ≈ 0.9973 of each radius, squared).
+        let exact = 2.0 * PI * PI * big * small * small;
+        let v = mesh.volume();
+        assert!((v / exact - 1.0).abs() < 0.01, "{name}: volume {v} against {exact}");
+        // Inside: points well away from the surface (the facets are within 0.002 of it).
+        let mut rng = 1u64;
+        let mut next = || {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (rng >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut inside = 0;
+        for _ in 0..400 {
+            let x = [6.0 * next() - 3.0, 6.0 * next() - 3.0, 2.0 * next() - 1.0];
+            let d = ((x[0].hypot(x[1]) - big).powi(2) + x[2] * x[2]).sqrt() - small;
+            if d.abs() < 0.01 {
+                continue;
+            }
+            assert_eq!(mesh.contains(x), d < 0.0, "{name}: {x:?} at distance {d} from the surface");
+            inside += (d < 0.0) as usize;
+        }
+        assert!(inside > 20, "{name}: {inside} points inside");
+        // Placed: the largest extent (the torus's diameter 2(R + r)) becomes 1.
+        let placed = mesh.placed([10.0, 10.0, 10.0], 1.0);
+        let (lo, hi) = placed.bounds();
+        assert!((hi[0] - lo[0] - 1.0).abs() < 1e-12 && ((lo[2] + hi[2]) / 2.0 - 10.0).abs() < 1e-12);
+        assert!(placed.contains([10.0, 10.0 + (big / (2.0 * (big + small))), 10.0]));
+    }
+}
+
+#[test]
+fn inward_normals_are_flipped() {
+    let t: Vec<_> = torus(2.0, 0.75, 24, 12).into_iter().map(|[a, b, c]| [a, c, b]).collect();
+    let path = file("inward.stl", &binary(&t));
+    let mesh = SurfaceMesh::read(&path).expect("a closed torus, inside out");
+    assert!(mesh.volume() > 0.0, "the repair makes the volume positive");
+    assert!(mesh.contains([2.0, 0.0, 0.0]) && !mesh.contains([0.0, 0.0, 0.0]));
+}
+
+#[test]
+fn broken_surfaces_give_named_problems() {
+    let t = torus(2.0, 0.75, 24, 12);
+    // A hole: one triangle missing (its three edges are left with one triangle each).
+    let path = file("open.stl", &binary(&t[1..]));
+    assert!(matches!(problem(SurfaceMesh::read(&path), &path), StlProblem::Open { edges: 3, .. }));
+    // A fin: a third triangle on an existing edge (and its own two open edges, but the
+    // open edges are reported first, so close the fin with a second copy reversed).
+    let mut fin = t.clone();
+    let [a, b, _] = t[0];
+    fin.push([a, b, [5.0, 5.0, 5.0]]);
+    fin.push([b, a, [5.0, 5.0, 5.0]]);
+    let path = file("fin.stl", &binary(&fin));
+    assert!(matches!(problem(SurfaceMesh::read(&path), &path), StlProblem::NonManifold { .. }));
+    // One triangle turned over.
+    let mut flipped = t.clone();
+    flipped[5].swap(1, 2);
+    let path = file("flipped.stl", &binary(&flipped));
+    assert!(matches!(problem(SurfaceMesh::read(&path), &path), StlProblem::Orientation { edges: 3, .. }));
+    // A triangle with two equal corners.
+    let mut degenerate = t.clone();
+    degenerate[3][2] = degenerate[3][1];
+    let path = file("degenerate.stl", &binary(&degenerate));
+    assert!(matches!(problem(SurfaceMesh::read(&path), &path), StlProblem::Degenerate { triangle: 3, .. }));
+    // Not finite.
+    let mut nan = t.clone();
+    nan[7][0][1] = f64::NAN;
+    let path = file("nan.stl", &binary(&nan));
+    assert!(matches!(problem(SurfaceMesh::read(&path), &path), StlProblem::NonFinite { .. }));
+    // Empty, truncated, not STL.
+    let path = file("empty.stl", &binary(&[]));
+    assert!(matches!(problem(SurfaceMesh::read(&path), &path), StlProblem::Empty | StlProblem::NotStl(_)));
+    let mut short = binary(&t);
+    short.truncate(short.len() - 30);
+    let path = file("short.stl", &short);
+    assert!(matches!(problem(SurfaceMesh::read(&path), &path), StlProblem::NotStl(_)));
+    let path = file("text.stl", b"this is not a surface");
+    assert!(matches!(problem(SurfaceMesh::read(&path), &path), StlProblem::NotStl(_)));
+    // A missing file is an I/O error naming it.
+    let missing = std::env::temp_dir().join("ramus-stl-no-such-file.stl");
+    assert!(matches!(SurfaceMesh::read(&missing), Err(Error::Io { .. })));
+}
