@@ -159,3 +159,15 @@ fn damaged_and_foreign_checkpoints_give_named_errors() {
     assert!(matches!(Forest::<D2, D2Q9, f64>::restart(&missing, Backend::Cpu), Err(Error::Io { .. })));
     std::fs::remove_dir_all(path.parent().unwrap()).ok();
 }
+
+/// An STL body (a torus) with interpolated walls in the adapting 3D cavity: the restart
+/// reads the surface again, voxelises the restored blocks and recomputes their wall
+/// distances on the device (`ramus_kernels::surface`), so the run continues bitwise.
+#[test]
+fn restart_continues_a_3d_amr_run_with_an_stl_body_bitwise() {
+    use crate::stl::{binary, file, torus};
+    let path = file("checkpoint-torus.stl", &binary(&torus(1.0, 0.4, 32, 16)));
+    let body = ramus::SurfaceBody::new(&path, [8.0, 7.0, 8.0], 8.0);
+    let config = amr_cavity(3, 16, 3).surface(body).walls(ramus::Walls::Interpolated);
+    restart_is_bitwise::<D3, D3Q19, f32>(config, 64, "3d-stl");
+}

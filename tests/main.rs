@@ -25,6 +25,8 @@ mod gpu_adapt;
 mod gpu_cylinder;
 mod gpu_multilevel;
 mod gpu_primitives;
+mod gpu_sphere;
+mod gpu_surface;
 mod gpu_taylor_green;
 mod gpu_trust;
 mod guard;

@@ -64,6 +64,7 @@ pub mod regularized;
 pub mod schedule;
 pub mod shape;
 pub mod stream;
+pub mod surface;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod ptx;

@@ -86,6 +86,7 @@ use crate::real::Real;
 use crate::regularized::Rr;
 use crate::schedule::{ExpandChildren, FlagBlocks};
 use crate::stream::{StreamCollide, StreamCollideGradient};
+use crate::surface::{MarkSurfaceDistance, SurfaceLinkDistance, SurfaceSolid};
 #[cfg(target_arch = "nvptx64")]
 use crate::{criterion::vorticity_mark_cooperative, primitives::scan_tile_cooperative, ptx::Nv};
 
@@ -352,6 +353,8 @@ registry! {
         link_distance => LinkDistance<L, F>;
         curved_wall_even => CurvedWall<L, F, false>;
         curved_wall_odd => CurvedWall<L, F, true>;
+        // Wall distances to a triangle surface (`crate::surface`).
+        surface_link_distance => SurfaceLinkDistance<L, F>;
         // The cooperative vorticity criterion (`crate::criterion`): `CRITERION_CTA` threads
         // and `CRITERION_SHARED_BYTES` of shared memory per CTA.
         vorticity_mark_even => VorticityMarkSerial<L, F, false>
@@ -443,6 +446,9 @@ registry! {
         solid_mask => SolidMask<D>;
         solid_flags => SolidFlags<D>;
         mark_obstacle_distance => MarkObstacleDistance<D>;
+        // Triangle surfaces (`crate::surface`).
+        surface_solid => SurfaceSolid<D>;
+        mark_surface_distance => MarkSurfaceDistance<D>;
     }
 
     /// Without type parameters: the names are written in full.

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::solver::blocks::SolverBlocks;
 use crate::solver::obstacles::{SolidFn, Solids};
 use crate::solver::state::Solver;
+use crate::solver::surface::SurfaceBuffers;
 use crate::solver::sync::SyncScratch;
 use crate::solver::{amr_updates, equilibrium_pool, ActiveBlocks, Fields, Gradient, HostSolution, LeafCells, Timings};
 use crate::Float;
@@ -94,6 +95,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
                 forest.mesh.mark_wall_distance(&w.faces, w.distance, true)?;
                 if w.obstacles {
                     forest.mesh.mark_obstacle_distance(&shapes, w.distance, true)?;
+                    if let Some(surface) = forest.solver.solids.as_ref().and_then(|s| s.surface.as_ref()) {
+                        forest.mesh.mark_surface_distance(surface, w.distance, true)?;
+                    }
                 }
                 let laps = forest.laps()?;
                 forest.apply_marks(laps)?;
@@ -127,8 +131,15 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         let spec = MeshSpec { cells: config.cells, boundaries: config.boundaries, max_levels: levels, capacity };
         let mesh = Mesh::<D>::new(device.clone(), spec, solution_bytes)?;
         let shapes = crate::config::shapes(&config.obstacles);
-        let solids = if shapes.count > 0 || geometry.is_some() {
-            Some(Solids::new(&device, mesh.capacity(), shapes, geometry)?)
+        let surface = match &config.surface {
+            Some(body) => {
+                let size = config.cells.map(|c| c as f64);
+                Some(SurfaceBuffers::new(&device, &body.load(size)?)?)
+            }
+            None => None,
+        };
+        let solids = if shapes.count > 0 || geometry.is_some() || surface.is_some() {
+            Some(Solids::new(&device, mesh.capacity(), shapes, geometry, surface)?)
         } else {
             None
         };

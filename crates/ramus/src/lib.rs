@@ -58,7 +58,7 @@ pub use backend::cuda::{cuda_available, KERNELS_PTX};
 pub use backend::Backend;
 pub use config::{
     Axis, Boundary, Collision, Criterion, Face, Fluid, ForestConfig, Guard, Interpolation, Les, MagicLevels, Obstacle,
-    Profile, Refinement, Shape, WallRefinement, Walls,
+    Profile, Refinement, Shape, SurfaceBody, WallRefinement, Walls,
 };
 pub use error::{CheckpointProblem, Error, Quantity, Result};
 pub use forest::{Adaptation, Forest, UserCriterion};

@@ -233,4 +233,94 @@ impl SurfaceMesh {
     pub fn contains(&self, x: [f64; 3]) -> bool {
         self.winding_number(x) > 0.5
     }
+
+    /// A sphere of diameter 1 about the origin: the regular icosahedron with each
+    /// triangle split `level` times into four, its vertices pushed onto the sphere
+    /// (`20·4^level` triangles, outward normals). Its volume falls short of π/6 by the
+    /// chords' sag (0.2 % at level 4).
+    pub fn icosphere(level: u32) -> Self {
+        let phi = (1.0 + 5f64.sqrt()) / 2.0;
+        let unit = |v: [f64; 3]| {
+            let n = norm(v);
+            v.map(|c| 0.5 * c / n)
+        };
+        let mut vertices: Vec<[f64; 3]> = [
+            [-1.0, phi, 0.0],
+            [1.0, phi, 0.0],
+            [-1.0, -phi, 0.0],
+            [1.0, -phi, 0.0],
+            [0.0, -1.0, phi],
+            [0.0, 1.0, phi],
+            [0.0, -1.0, -phi],
+            [0.0, 1.0, -phi],
+            [phi, 0.0, -1.0],
+            [phi, 0.0, 1.0],
+            [-phi, 0.0, -1.0],
+            [-phi, 0.0, 1.0],
+        ]
+        .map(unit)
+        .to_vec();
+        let mut triangles: Vec<[u32; 3]> = vec![
+            [0, 11, 5],
+            [0, 5, 1],
+            [0, 1, 7],
+            [0, 7, 10],
+            [0, 10, 11],
+            [1, 5, 9],
+            [5, 11, 4],
+            [11, 10, 2],
+            [10, 7, 6],
+            [7, 1, 8],
+            [3, 9, 4],
+            [3, 4, 2],
+            [3, 2, 6],
+            [3, 6, 8],
+            [3, 8, 9],
+            [4, 9, 5],
+            [2, 4, 11],
+            [6, 2, 10],
+            [8, 6, 7],
+            [9, 8, 1],
+        ];
+        for _ in 0..level {
+            let mut middle = HashMap::new();
+            let mut split = |a: u32, b: u32, vertices: &mut Vec<[f64; 3]>| {
+                *middle.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                    let (p, q) = (vertices[a as usize], vertices[b as usize]);
+                    vertices.push(unit([p[0] + q[0], p[1] + q[1], p[2] + q[2]]));
+                    vertices.len() as u32 - 1
+                })
+            };
+            let mut finer = Vec::with_capacity(4 * triangles.len());
+            for &[a, b, c] in &triangles {
+                let (ab, bc, ca) = (split(a, b, &mut vertices), split(b, c, &mut vertices), split(c, a, &mut vertices));
+                finer.extend([[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]);
+            }
+            triangles = finer;
+        }
+        SurfaceMesh { vertices, triangles }
+    }
+
+    /// Writes the surface as binary STL (`stl_io`; f32 coordinates), atomically.
+    pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let v = |i: u32| stl_io::Vertex::new(self.vertices[i as usize].map(|c| c as f32));
+        let triangles: Vec<stl_io::Triangle> = self
+            .triangles
+            .iter()
+            .map(|t| {
+                let [a, b, c] = t.map(|i| self.vertices[i as usize]);
+                let n = cross(sub(b, a), sub(c, a));
+                let l = norm(n).max(f64::MIN_POSITIVE);
+                stl_io::Triangle { normal: stl_io::Normal::new(n.map(|x| (x / l) as f32)), vertices: t.map(v) }
+            })
+            .collect();
+        let mut bytes = Vec::new();
+        stl_io::write_stl(&mut bytes, triangles.iter()).map_err(|e| Error::Io {
+            action: "writing",
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        crate::output::atomic::write_atomic(path, &bytes)
+    }
 }

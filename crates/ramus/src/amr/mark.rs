@@ -12,6 +12,7 @@ use ramus_kernels::amr::mark::{MarkRegion, MarkWallDistance, REGION_BOX, REGION_
 use ramus_kernels::amr::select::{FlagLeaves, Geometry, SetMark, WriteMark};
 use ramus_kernels::amr::units;
 use ramus_kernels::obstacle::{MarkObstacleDistance, ObstacleMarkArgs, Shapes};
+use ramus_kernels::surface::{MarkSurfaceDistance, SurfaceMarkArgs};
 use ramus_kernels::Dim;
 
 use super::workspace::{amr_args, ensure, pool_views, run, AdaptWorkspace};
@@ -129,6 +130,33 @@ impl<D: Dim> Mesh<D> {
         };
         // SAFETY: the pool arrays hold `capacity` blocks and `ws.active` the `n` active IDs.
         unsafe { dev.launch::<MarkObstacleDistance<D>>(n, args)? };
+        dev.synchronize()
+    }
+
+    /// The wall-distance rule toward a triangle surface ([`MarkSurfaceDistance`]), as
+    /// [`Self::mark_obstacle_distance`] toward the built-in shapes.
+    pub(crate) fn mark_surface_distance(
+        &mut self,
+        surface: &crate::solver::surface::SurfaceBuffers,
+        distance: f64,
+        freeze: bool,
+    ) -> Result<()> {
+        if distance.is_nan() || distance < 0.0 {
+            return Err(Error::invalid("distance", distance, "a non-negative distance in root cells"));
+        }
+        let dev = self.device.clone();
+        let mut ws = AdaptWorkspace::new(&dev)?;
+        let n = self.gather_active(&mut ws)?;
+        let args = SurfaceMarkArgs {
+            pool: pool_views!(self),
+            list: ws.active.view(),
+            surface: surface.views(),
+            distance,
+            freeze: freeze as u32,
+        };
+        // SAFETY: the pool arrays hold `capacity` blocks and `ws.active` the `n` active IDs;
+        // the surface's arrays are those its grid describes.
+        unsafe { dev.launch::<MarkSurfaceDistance<D>>(n, args)? };
         dev.synchronize()
     }
 

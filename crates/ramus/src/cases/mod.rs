@@ -4,6 +4,7 @@
 pub mod cavity;
 pub mod cylinder;
 pub mod ghia;
+pub mod obstacle;
 pub mod shedding;
 pub mod taylor_green;
 pub mod taylor_green_dns;

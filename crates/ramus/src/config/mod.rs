@@ -20,7 +20,7 @@ pub use collision::{Collision, MagicLevels};
 pub use guard::Guard;
 pub use les::Les;
 pub(crate) use obstacle::shapes;
-pub use obstacle::{Axis, Obstacle, Shape, Walls};
+pub use obstacle::{Axis, Obstacle, Shape, SurfaceBody, Walls};
 pub use profile::{profile_velocity, Profile};
 pub use refinement::{Criterion, Interpolation, Refinement, WallRefinement};
 pub use units::{Scales, Units};
@@ -275,6 +275,9 @@ pub struct ForestConfig {
     /// geometry).
     #[serde(default)]
     pub obstacles: Vec<Obstacle>,
+    /// A solid body from an STL file (3D; default none).
+    #[serde(default)]
+    pub surface: Option<SurfaceBody>,
     /// How links into the obstacles' solid cells bounce back (default: the staircase,
     /// half-way bounce-back).
     #[serde(default)]
@@ -297,6 +300,7 @@ impl ForestConfig {
             backend: Backend::Auto,
             refinement: Refinement::default(),
             obstacles: Vec::new(),
+            surface: None,
             walls: Walls::Staircase,
             guard: Guard::default(),
         }
@@ -383,6 +387,12 @@ impl ForestConfig {
     /// Adds a solid obstacle.
     pub fn obstacle(mut self, obstacle: impl Into<Obstacle>) -> Self {
         self.obstacles.push(obstacle.into());
+        self
+    }
+
+    /// Sets the STL body.
+    pub fn surface(mut self, surface: SurfaceBody) -> Self {
+        self.surface = Some(surface);
         self
     }
 
@@ -500,6 +510,9 @@ impl ForestConfig {
         let size = [self.cells[0] as f64, self.cells[1] as f64, self.cells[2] as f64];
         for (k, o) in self.obstacles.iter().enumerate() {
             o.validate(k, &size[..dim])?;
+        }
+        if let Some(s) = &self.surface {
+            s.validate(dim)?;
         }
         let tau = self.fluid.relaxation_time()?;
         // Finer levels relax with τ_L − ½ = 2^L (τ_0 − ½) (paper, "Collision"); it only

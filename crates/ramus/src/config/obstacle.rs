@@ -1,12 +1,15 @@
 //! Solid obstacles given as built-in shapes (paper, section "Flow Past a Square Cylinder"),
 //! their motion, and the wall rule on their surfaces.
 
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 
 use ramus_kernels::obstacle::{Shapes, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_OUTSIDE, SHAPE_SPHERE};
 
 use super::MAX_WALL_SPEED;
 use crate::error::{Error, Result};
+use crate::stl::SurfaceMesh;
 
 /// How links from fluid into the solid cells of obstacles bounce back.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,8 +22,9 @@ pub enum Walls {
     Staircase,
     /// Interpolated bounce-back (Bouzidi et al. 2001, [`ramus_kernels::curved`]): each
     /// link's wall at its true distance along the link, second order on curved walls of
-    /// the built-in shapes. Solid cells of user geometry ([`crate::Forest::with_solid`])
-    /// keep the staircase.
+    /// the built-in shapes and of an STL body ([`SurfaceBody`]: the distance from its
+    /// triangles, [`ramus_kernels::surface`]). Solid cells of user geometry
+    /// ([`crate::Forest::with_solid`]) keep the staircase.
     Interpolated,
 }
 
@@ -256,6 +260,61 @@ impl Shape {
             }
         }
         Ok(())
+    }
+}
+
+/// A closed triangle surface read from an STL file (binary or ASCII), scaled and placed
+/// in the domain: a solid body on every level, voxelised on the device
+/// ([`ramus_kernels::surface`]), with interpolated walls (q from the triangles) under
+/// [`Walls::Interpolated`] and refinement toward it with
+/// [`crate::config::WallRefinement::obstacles`]. 3D only; at rest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SurfaceBody {
+    /// The STL file (read when the forest is built and at a restart).
+    pub path: PathBuf,
+    /// Where the centre of its bounding box goes (root cells).
+    pub center: [f64; 3],
+    /// Its largest bounding-box extent after uniform scaling (root cells).
+    pub extent: f64,
+}
+
+impl SurfaceBody {
+    /// The body in `path`, its bounding box centred at `center`, scaled to `extent`.
+    pub fn new(path: impl Into<PathBuf>, center: [f64; 3], extent: f64) -> Self {
+        SurfaceBody { path: path.into(), center, extent }
+    }
+
+    /// Checks the placement: 3D, a finite centre, a finite extent > 0.
+    pub fn validate(&self, dim: usize) -> Result<()> {
+        if dim != 3 {
+            return Err(Error::invalid("surface", format!("a {dim}D lattice"), "a 3D lattice (STL bodies are 3D)"));
+        }
+        if self.center.iter().any(|c| !c.is_finite()) || !(self.extent.is_finite() && self.extent > 0.0) {
+            return Err(Error::invalid(
+                "surface",
+                format!("center {:?}, extent {}", self.center, self.extent),
+                "a finite centre and a finite extent > 0 (root cells)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads, checks ([`SurfaceMesh::checked`]) and places the surface, and checks that it
+    /// lies inside the domain `size` (root cells).
+    pub fn load(&self, size: [f64; 3]) -> Result<SurfaceMesh> {
+        let mesh = SurfaceMesh::read(&self.path)?.placed(self.center, self.extent);
+        let (lo, hi) = mesh.bounds();
+        for a in 0..3 {
+            if lo[a] < 0.0 || hi[a] > size[a] {
+                return Err(Error::invalid(
+                    "surface position",
+                    format!("{} spans [{}, {}] on axis {a}", self.path.display(), lo[a], hi[a]),
+                    format!("inside the domain [0, {}] (root cells)", size[a]),
+                ));
+            }
+        }
+        Ok(mesh)
     }
 }
 

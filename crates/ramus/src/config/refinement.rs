@@ -65,8 +65,9 @@ pub struct WallRefinement {
     /// Distance `d_spec` in root cells: a block on level `L` is refined while its distance
     /// to a face is below `d_spec / 2^L`.
     pub distance: f64,
-    /// Refine toward the built-in obstacles too, with the same rule (the paper refines
-    /// around the cylinder and the outlet).
+    /// Refine toward the built-in obstacles and the STL body too, with the same rule (the
+    /// paper refines around the cylinder and the outlet; for an STL body the distance is
+    /// to its triangles' bounding boxes, [`ramus_kernels::surface::MarkSurfaceDistance`]).
     #[serde(default)]
     pub obstacles: bool,
 }

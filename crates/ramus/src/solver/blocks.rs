@@ -34,7 +34,7 @@ impl<Q: VelocitySet, F: Float> BlockData<Q::Dim> for SolverBlocks<'_, Q, F> {
     /// parents ([`Solver::fill_children`]).
     fn fill_new_children(&mut self, mesh: &Mesh<Q::Dim>, refined: RefinedBlocks<'_>, stage: AdaptStage) -> Result<()> {
         // New children need their solid cells before they are filled.
-        self.solver.update_solids(mesh)?;
+        self.solver.geometry_timed(mesh, |s| s.update_solids(mesh))?;
         self.solver.fill_children(mesh, refined.parents, refined.offsets, root_odd(stage), self.sync)
     }
 

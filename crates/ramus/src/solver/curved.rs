@@ -9,6 +9,7 @@
 //! follows from the shapes, and the sent populations from the next step.
 
 use ramus_kernels::curved::{CurvedWall, LinkDistance, WallArgs};
+use ramus_kernels::surface::{SurfaceLinkArgs, SurfaceLinkDistance};
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::schedule::Schedule;
@@ -115,6 +116,23 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             // linked neighbours' masks are current (`update_solids` ran first); the table
             // holds rows `row0 .. row0 + n` (sized above), `slot` every pool block.
             unsafe { dev.launch::<LinkDistance<Q, F>>(n * <Q::Dim as Dim>::BLOCK_CELLS, args)? };
+            // Links into an STL body: `q` from its triangles (the staircase keeps ½).
+            if let (Some(surface), false) = (&solids.surface, curved.staircase) {
+                let pool = mesh.arrays();
+                let list = &self.schedule.levels[l].walls;
+                let args = SurfaceLinkArgs::<F, Views> {
+                    level: pool.level.view(),
+                    origin: pool.origin.view(),
+                    list: list.ids.slice(..n)?,
+                    row0: curved.row0[l] as u32,
+                    q: curved.q.view_mut(),
+                    shape: curved.shape.view(),
+                    surface: surface.views(),
+                };
+                // SAFETY: as above, after `LinkDistance` filled the same rows (launch
+                // order); the surface's arrays are those its grid describes.
+                unsafe { dev.launch::<SurfaceLinkDistance<Q, F>>(n * <Q::Dim as Dim>::BLOCK_CELLS, args)? };
+            }
         }
         Ok(())
     }

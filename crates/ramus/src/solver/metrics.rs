@@ -35,6 +35,9 @@ pub struct AdaptTimes {
     pub mesh: Duration,
     /// Filling new children by interpolation and rebuilding the work lists.
     pub fill: Duration,
+    /// Of `fill`: the solid cells of every active block and the wall distances of the
+    /// blocks next to them (built-in shapes, STL bodies; only while profiling).
+    pub geometry: Duration,
     /// Per step of the mesh routine ([`ADAPT_STEPS`]; only while profiling).
     pub mesh_steps: [(&'static str, Duration); 9],
 }

@@ -23,6 +23,7 @@ pub(crate) mod profiles;
 mod readout;
 pub(crate) mod schedule;
 pub(crate) mod state;
+pub(crate) mod surface;
 pub(crate) mod sync;
 
 pub use active::{ActiveBlocks, Integrals};

@@ -5,15 +5,18 @@
 //! `onb` plus [`ONB_SOLID`]); both are recomputed for every active block after each
 //! adaptation, before new children are filled. Built-in shapes are evaluated by a
 //! kernel; a user closure runs on the host (one download of the block geometry and one
-//! upload of the masks per adaptation).
+//! upload of the masks per adaptation). An STL body ([`super::surface`]) is voxelised by a
+//! kernel after them.
 
 use std::sync::Arc;
 
 use ramus_kernels::obstacle::{ForceArgs, ObstacleForce, Shapes, SolidArgs, SolidFlags, SolidMask, ALL_SOLIDS};
+use ramus_kernels::surface::{SurfaceSolid, SurfaceSolidArgs};
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::curved::wall_views;
 use super::state::Solver;
+use super::surface::SurfaceBuffers;
 use crate::amr::Mesh;
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::error::Result;
@@ -26,6 +29,8 @@ pub type SolidFn = Arc<dyn Fn([f64; 3]) -> bool + Send + Sync>;
 pub(crate) struct Solids {
     pub shapes: Shapes,
     pub geometry: Option<SolidFn>,
+    /// An STL body.
+    pub surface: Option<SurfaceBuffers>,
     /// Per block: bit `t` set if cell `t` is solid.
     pub solid: Buffer<u64>,
     /// Per block: the solver's boundary flags.
@@ -33,8 +38,14 @@ pub(crate) struct Solids {
 }
 
 impl Solids {
-    pub fn new(dev: &Device, capacity: usize, shapes: Shapes, geometry: Option<SolidFn>) -> Result<Self> {
-        Ok(Solids { shapes, geometry, solid: dev.zeros(capacity)?, onb: dev.zeros(capacity)? })
+    pub fn new(
+        dev: &Device,
+        capacity: usize,
+        shapes: Shapes,
+        geometry: Option<SolidFn>,
+        surface: Option<SurfaceBuffers>,
+    ) -> Result<Self> {
+        Ok(Solids { shapes, geometry, surface, solid: dev.zeros(capacity)?, onb: dev.zeros(capacity)? })
     }
 }
 
@@ -74,18 +85,18 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             }
             dev.write(&mut s.solid, 0, &masks)?;
         }
+        // Masks of every level first (shapes, then the surface), then the flags, which
+        // read the neighbours' masks (launch order).
         for pass in 0..2 {
-            if pass == 0 && s.geometry.is_some() {
-                continue;
-            }
             for l in 0..levels {
                 let n = mesh.blocks_per_level()[l];
                 if n == 0 {
                     continue;
                 }
                 let pool = mesh.arrays();
+                let list = mesh.id_sets()[l].slice(..n)?;
                 let args = SolidArgs::<Views> {
-                    list: mesh.id_sets()[l].slice(..n)?,
+                    list,
                     level: pool.level.view(),
                     origin: pool.origin.view(),
                     nbr: pool.nbr.view(),
@@ -98,11 +109,25 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 // pool. Pass 0 writes only masks, pass 1 reads them (after pass 0 of every
                 // level, in launch order).
                 unsafe {
-                    if pass == 0 {
-                        dev.launch::<SolidMask<Q::Dim>>(n, args)?
-                    } else {
-                        dev.launch::<SolidFlags<Q::Dim>>(n, args)?
+                    if pass == 1 {
+                        dev.launch::<SolidFlags<Q::Dim>>(n, args)?;
+                        continue;
                     }
+                    if s.geometry.is_none() {
+                        dev.launch::<SolidMask<Q::Dim>>(n, args)?;
+                    }
+                }
+                if let Some(surface) = &s.surface {
+                    let args = SurfaceSolidArgs::<Views> {
+                        list: mesh.id_sets()[l].slice(..n)?,
+                        level: pool.level.view(),
+                        origin: pool.origin.view(),
+                        solid: s.solid.view_mut(),
+                        surface: surface.views(),
+                    };
+                    // SAFETY: as above; the surface's arrays are those its grid describes
+                    // (`SurfaceBuffers::new`). It ors into the masks just written.
+                    unsafe { dev.launch::<SurfaceSolid<Q::Dim>>(n, args)? };
                 }
             }
         }

@@ -168,11 +168,29 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         per_cell * <Q::Dim as Dim>::BLOCK_CELLS * std::mem::size_of::<F>() + 4
     }
 
+    /// Runs `f` (solid cells or wall distances), adding its device-synchronised time to
+    /// the adaptation's `geometry` while profiling.
+    pub(crate) fn geometry_timed(
+        &mut self,
+        mesh: &crate::amr::Mesh<Q::Dim>,
+        f: impl FnOnce(&mut Self) -> Result<()>,
+    ) -> Result<()> {
+        if !self.profile {
+            return f(self);
+        }
+        mesh.device().synchronize()?;
+        let start = std::time::Instant::now();
+        f(self)?;
+        mesh.device().synchronize()?;
+        self.timings.adapt.geometry += start.elapsed();
+        Ok(())
+    }
+
     /// Rebuilds the work lists after the mesh changed, and sizes the scratch buffer.
     pub fn rebuild_schedule(&mut self, mesh: &crate::amr::Mesh<Q::Dim>) -> Result<()> {
         let onb = self.solids.as_ref().map(|s| &s.onb);
         self.schedule.rebuild(mesh, onb, self.curved.is_some())?;
-        self.update_curved(mesh)?;
+        self.geometry_timed(mesh, |s| s.update_curved(mesh))?;
         let most = self.schedule.levels.iter().map(|l| l.parents.len).max().unwrap_or(0);
         // Per parent cell: the non-equilibrium part, ρ, ρu and ν_t (see `GhostArgs::scratch`).
         let need = most * split_values::<Q>() * <Q::Dim as Dim>::BLOCK_CELLS;
