@@ -5,7 +5,7 @@
 //! routine's steps and the per-level interpolation/averaging inside it.
 //!
 //! ```text
-//! cargo run --release --example adapt_trace -- [--profile]     # needs a CUDA GPU
+//! cargo run --release --features benchmarks --example adapt_trace -- [--profile]     # needs a CUDA GPU
 //! ```
 use ramus::backend::Backend;
 use ramus::cases::cavity::Cavity;

@@ -4,8 +4,8 @@
 //! dependence on pool capacity.
 //!
 //! ```text
-//! cargo run --profile bench --example bench_adapt                       # CUDA, 3D, up to 10^6 inserted blocks
-//! cargo run --profile bench --example bench_adapt -- --backend cpu --max-inserted 100000
+//! cargo run --profile bench --features benchmarks --example bench_adapt                       # CUDA, 3D, up to 10^6 inserted blocks
+//! cargo run --profile bench --features benchmarks --example bench_adapt -- --backend cpu --max-inserted 100000
 //! ```
 //!
 //! Set-up: a 3D root grid of `root`³ blocks (default 64³ = 262,144 blocks, 256³ cells),

@@ -64,15 +64,15 @@ bundle() {
         [[ -f examples/$name.rs ]] || continue
         echo "== building examples/$name.rs (release)"
         # The benchmarks keep every host path at opt-level 3 (Cargo.toml, profile bench).
-        local profile=(--release)
-        [[ $name == bench_adapt ]] && profile=(--profile bench)
+        local profile=(--release --features benchmarks)
+        [[ $name == bench_adapt ]] && profile=(--profile bench --features benchmarks)
         json=$(cargo build "${profile[@]}" --example "$name" --message-format=json)
         exe=$(artifact example "$name" <<<"$json")
         install -m 755 "$exe" "$bundle_dir/$name"
     done
 
     echo "== building examples/bench.rs (release)"
-    json=$(cargo build --profile bench --example bench --message-format=json)
+    json=$(cargo build --profile bench --features benchmarks --example bench --message-format=json)
     exe=$(artifact example bench <<<"$json")
     install -m 755 "$exe" "$bundle_dir/bench"
 
