@@ -169,5 +169,5 @@ fn restart_continues_a_3d_amr_run_with_an_stl_body_bitwise() {
     let path = file("checkpoint-torus.stl", &binary(&torus(1.0, 0.4, 32, 16)));
     let body = ramus::SurfaceBody::new(&path, [8.0, 7.0, 8.0], 8.0);
     let config = amr_cavity(3, 16, 3).surface(body).walls(ramus::Walls::Interpolated);
-    restart_is_bitwise::<D3, D3Q19, f32>(config, 64, "3d-stl");
+    restart_is_bitwise::<D3, D3Q19, f32>(config, 32, "3d-stl");
 }

@@ -166,6 +166,10 @@ fn poiseuille(n: usize, stripe: (f64, f64), passes: f64, collision: Collision) -
 ///   the levels (the whole-channel case); without the momentum shift the error of a
 ///   refined patch (root cells [8, 24)², ν = 1/6) was 3 % larger.
 #[test]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (50 s on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
 fn poiseuille_body_force_on_two_levels() {
     let trt = Collision::trt();
     let whole = poiseuille(32, (0.0, 32.0), 16.0, trt);
@@ -244,6 +248,10 @@ fn couette_two_level_patch_mrt() {
 /// 9.1e-8), its odd ghosts keeping the level's `(τ_o − ½)/(τ₀ − ½)` per cell
 /// (`mrt::les_odd_tau`); with the odd ghosts at the level's rate instead, 2.4e-7.
 #[test]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (20 s on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
 fn couette_two_level_patch_smagorinsky() {
     let les = Les::Smagorinsky { constant: 1.0 };
     for collision in [Collision::Bgk, Collision::trt(), Collision::RecursiveRegularized, MRT_BULK_AS_SHEAR] {
@@ -268,6 +276,10 @@ fn couette_two_level_patch_smagorinsky() {
 /// inner ghosts that stream into the interior took a wrong `ν_t` from them; ghost cells
 /// now keep the interpolated `ν_t` (`ramus_kernels::eddy::cell_params`).
 #[test]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (24 s on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
 fn couette_two_level_patch_gradient_models() {
     for les in [Les::Wale { constant: 1.0 }, Les::Vreman { constant: 1.0 }] {
         for collision in [Collision::Bgk, Collision::RecursiveRegularized] {

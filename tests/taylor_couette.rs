@@ -151,8 +151,13 @@ fn check(label: &str, bouzidi: &[Run], staircase: &[Run]) {
     assert!(finest.abs() <= 1e-3, "{label}: torque at the finest grid off by {finest}");
 }
 
-/// One placement, uniform grids (5 s on two cores).
+/// One placement, uniform grids (19 s of a 2-core test run; a subset of
+/// `taylor_couette_rates`, both in the long validations).
 #[test]
+#[cfg_attr(
+    not(feature = "long-validation"),
+    ignore = "long validation (20 s on 2 cores): cargo test --release --features long-validation, run by .ci/run"
+)]
 fn taylor_couette_uniform() {
     let bouzidi = study(Walls::Interpolated, 1, &SHIFTS[..1]);
     let staircase = study(Walls::Staircase, 1, &SHIFTS[..1]);
