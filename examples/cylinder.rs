@@ -431,6 +431,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         "wall_time_s": wall,
         "stepping_time_s": timings.stepping.as_secs_f64(),
         "mlups": forest.mlups(),
+        "virtual_mlups": forest.virtual_mlups(),
         "adaptation_share": timings.adaptation_share(),
         "guard_seconds": timings.guard.as_secs_f64(),
         "units": s.scales.map(|u| serde_json::json!({ "dx_m": u.dx, "dt_s": u.dt, "density_kg_m3": u.density,
@@ -442,11 +443,12 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
     });
     if completed {
         println!(
-            "C_D = {} (mean over the last {} D/U0), St = {}, wall {wall:.1} s, {:.0} MLUPS, adaptation {:.2} %",
+            "C_D = {} (mean over the last {} D/U0), St = {}, wall {wall:.1} s, {:.0} MLUPS ({:.0} finest-equivalent), adaptation {:.2} %",
             cd_mean.map_or("n/a".to_string(), |v| format!("{v:.4}")),
             s.window,
             st.map_or("n/a (no shedding in the window)".to_string(), |v| format!("{v:.4}")),
             forest.mlups(),
+            forest.virtual_mlups(),
             100.0 * timings.adaptation_share()
         );
     }

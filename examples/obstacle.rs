@@ -405,6 +405,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         "wall_time_s": wall,
         "stepping_time_s": timings.stepping.as_secs_f64(),
         "mlups": forest.mlups(),
+        "virtual_mlups": forest.virtual_mlups(),
         "adaptation_share": timings.adaptation_share(),
         "adaptations": timings.adapt.count,
         "geometry_ms_per_adaptation": geometry_ms,
@@ -416,12 +417,13 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
     if completed {
         let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.4}"));
         println!(
-            "C_D = {}, C_L = {}, C_S = {} (means over the last {} D/U0), wall {wall:.1} s, {:.0} MLUPS, adaptation {:.2} %{}",
+            "C_D = {}, C_L = {}, C_S = {} (means over the last {} D/U0), wall {wall:.1} s, {:.0} MLUPS ({:.0} finest-equivalent), adaptation {:.2} %{}",
             show(mean(0)),
             show(mean(1)),
             show(mean(2)),
             s.window,
             forest.mlups(),
+            forest.virtual_mlups(),
             100.0 * timings.adaptation_share(),
             geometry_ms.map_or(String::new(), |g| format!(", solid cells and wall distances {g:.2} ms per adaptation")),
         );

@@ -108,3 +108,34 @@ fn the_guard_lets_the_papers_cylinder_run() {
     let (cd, _) = case.coefficients(forest.force(Some(0)).unwrap());
     assert!(cd.is_finite() && cd > 1.0 && cd < 2.0, "C_D = {cd}");
 }
+
+/// Reads of the solution mid-run (which synchronise parents and ghosts for the read)
+/// leave a CUDA run bitwise as it was, and the CPU with the same reads agrees: the
+/// parents are packed before the read and unpacked after it on both backends.
+fn reads_leave_the_run_unchanged<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: u32, n: usize, total: u64) {
+    let what = format!("{dim}D {} {}", Q::NAME, F::NAME);
+    let mut plain = Forest::<D, Q, F>::new(amr_cavity(Backend::Cuda, dim, n, 3)).expect("forest");
+    plain.advance(total).expect("CUDA run without reads");
+    let want = plain.distributions().unwrap();
+    for backend in [Backend::Cuda, Backend::Cpu] {
+        let mut read = Forest::<D, Q, F>::new(amr_cavity(backend, dim, n, 3)).expect("forest");
+        for at in [total / 4, total / 2 + 1] {
+            read.advance(at - read.steps()).expect("run");
+            read.leaf_cells().expect("leaf cells");
+            read.active_blocks().expect("blocks");
+        }
+        read.advance(total - read.steps()).expect("run after the reads");
+        assert!(read.blocks_per_level()[2] > 0, "{what}: refined to level 2");
+        assert_eq!(read.blocks_per_level(), plain.blocks_per_level(), "{what} {backend}: meshes differ");
+        assert_same_pool(&format!("{what}, {backend} with reads"), &want, &read.distributions().unwrap());
+        println!("{what}: {backend} with reads at {} and {} is bitwise the CUDA run without", total / 4, total / 2 + 1);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU; run by scripts/gpu-check.sh"]
+fn reads_mid_run_leave_the_run_unchanged_on_both_backends() {
+    reads_leave_the_run_unchanged::<D2, D2Q9, f64>(2, 32, 64);
+    reads_leave_the_run_unchanged::<D2, D2Q9, f32>(2, 32, 64);
+    reads_leave_the_run_unchanged::<D3, D3Q19, f32>(3, 16, 32);
+}

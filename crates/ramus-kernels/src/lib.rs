@@ -20,6 +20,7 @@
 //! - [`les`]: the Smagorinsky eddy viscosity from the local stress, and its level-consistent transfers.
 //! - [`eddy`]: the WALE and Vreman eddy viscosities from finite-difference velocity gradients.
 //! - [`readout`]: the moments of every cell, for reading the solution.
+//! - [`pack`]: packing listed blocks' data into a contiguous buffer and back (saved around reads; later, migration).
 //! - [`profile`]: per-cell wall velocities of profiled faces (inlet profiles).
 //! - [`stream`]: in-place streaming fused with collision, boundary conditions (sections "Streaming", "Lattice Boltzmann Method").
 //! - [`shape`]: the built-in solid shapes (boxes, spheres, cylinders, containers): inside tests, distances, link crossings, wall velocities.
@@ -55,6 +56,7 @@ pub mod les;
 pub mod memory;
 pub mod mrt;
 pub mod obstacle;
+pub mod pack;
 pub mod primitives;
 pub mod profile;
 pub mod readout;

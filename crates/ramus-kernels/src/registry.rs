@@ -78,6 +78,7 @@ use crate::interpolate::{InterpolateChildren, InterpolateGhosts, RescaleParents}
 use crate::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
 use crate::mrt::Mrt;
 use crate::obstacle::{MarkObstacleDistance, ObstacleForce, SolidFlags, SolidMask};
+use crate::pack::PackBlocks;
 use crate::primitives::{
     AddOffsets, CompactIndices, CompactValues, MarkSeen, RankSort, ScanTileSerial, Scatter, SplitScatter, TakeSeen,
 };
@@ -465,6 +466,11 @@ registry! {
         prim_scatter_b4 => Scatter<u32>;
         prim_scatter_b8 => Scatter<u64>;
         prim_split_scatter => SplitScatter;
+        // Block data (`crate::pack`), per element size.
+        pack_blocks_b4 => PackBlocks<u32, false>;
+        pack_blocks_b8 => PackBlocks<u64, false>;
+        unpack_blocks_b4 => PackBlocks<u32, true>;
+        unpack_blocks_b8 => PackBlocks<u64, true>;
         prim_rank_sort => RankSort;
         prim_mark_seen => MarkSeen;
         prim_take_seen => TakeSeen;

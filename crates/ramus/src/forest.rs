@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use ramus_kernels::{Dim, VelocitySet};
 
-use crate::amr::{metadata_bytes_per_block, AdaptStage, AdaptWorkspace, BlockGeometry, Capacity, Mark, Mesh, MeshSpec};
+use crate::amr::{
+    metadata_bytes_per_block, AdaptStage, AdaptWorkspace, BlockGeometry, Capacity, Mark, Mesh, MeshSnapshot, MeshSpec,
+};
 use crate::backend::stopwatch::Stopwatch;
 use crate::backend::{Backend, Device};
 use crate::config::{profile_velocity, Boundary, Criterion, Face, ForestConfig, Profile};
@@ -425,26 +427,33 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         Ok(Stopwatch::new(self.device.clone(), self.solver.profile))
     }
 
-    /// Averages every level into its parents and refills every ghost layer, so that all
-    /// blocks hold the current state, for reading it (between root steps this changes no
-    /// leaf cell the next step reads).
-    fn synchronize(&mut self) -> Result<()> {
+    /// A host copy of the solution: evaluate it here or hand it to another thread while
+    /// the forest goes on (time series, [`crate::output::series`]). Every level is
+    /// averaged into its parents and every ghost layer refilled for the read, and the
+    /// parents are restored afterwards: reading leaves the run bitwise as it was.
+    pub fn host_solution(&mut self) -> Result<HostSolution<Q, F>> {
         let root_odd = self.steps % 2 == 1;
-        self.solver.synchronize(&self.mesh, root_odd)?;
-        self.device.synchronize()
+        let saved = self.solver.save_parents(&self.mesh, &mut self.sync)?;
+        let read = self.read_synchronized(root_odd);
+        // Restored whatever the read gave, so that an error leaves the run as it was too.
+        self.solver.restore_parents(&self.mesh, &self.sync, saved)?;
+        self.device.synchronize()?;
+        let (moments, mesh, solid) = read?;
+        HostSolution::new(moments, mesh, solid, self.steps)
     }
 
-    /// A host copy of the solution (synchronised first): evaluate it here or hand it to
-    /// another thread while the forest goes on (time series, [`crate::output::series`]).
-    pub fn host_solution(&mut self) -> Result<HostSolution<Q, F>> {
-        self.synchronize()?;
-        let moments = self.solver.read_moments(&self.mesh, self.steps % 2 == 1)?;
+    /// Synchronises the pool ([`Solver::synchronize`]) and copies the moments, the active
+    /// mesh and the solid cells to the host.
+    #[allow(clippy::type_complexity)]
+    fn read_synchronized(&mut self, root_odd: bool) -> Result<(Vec<F>, MeshSnapshot, Vec<u64>)> {
+        self.solver.synchronize(&self.mesh, root_odd)?;
+        let moments = self.solver.read_moments(&self.mesh, root_odd)?;
         let mesh = self.mesh.snapshot_active()?;
         let solid = match &self.solver.solids {
             Some(s) => self.device.read(&s.solid, 0..mesh.capacity)?,
             None => Vec::new(),
         };
-        HostSolution::new(moments, mesh, solid, self.steps)
+        Ok((moments, mesh, solid))
     }
 
     fn with_host_view<R>(&mut self, f: impl FnOnce(&HostSolution<Q, F>) -> R) -> Result<R> {

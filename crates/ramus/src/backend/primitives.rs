@@ -47,9 +47,11 @@ use super::slice::{DeviceSlice, DeviceSliceMut, Views};
 use crate::error::{Error, Result};
 
 mod deferred;
+mod pack;
 mod seen;
 mod sort;
 pub use deferred::{compact_deferred, remove_if_deferred};
+pub use pack::pack_blocks;
 pub use seen::{mark_seen, take_seen, take_seen_deferred};
 pub use sort::{scatter, sort_by_key};
 

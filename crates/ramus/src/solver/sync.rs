@@ -5,7 +5,7 @@
 //! direction").
 
 use ramus_kernels::average::{AVERAGE_ALL, AVERAGE_NOT_GHOST};
-use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_COARSENING};
+use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_COARSENING, SELECT_PARENTS};
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::advance::{Blocks, TWO_PASS_SAMPLES};
@@ -21,6 +21,14 @@ use crate::Float;
 /// Refined parents filled per two-pass chunk at most (bounds the scratch it may grow:
 /// `(Q + 5) 4^D` values per parent).
 const FILL_CHUNK: usize = 8192;
+
+/// The blocks with children, packed level by level (`counts[l]` of level `l`, listed in
+/// [`SyncScratch::by_level`]), while a read of the solution synchronises the pool.
+pub(crate) struct SavedParents<F> {
+    counts: Vec<usize>,
+    f: Buffer<F>,
+    eddy: Buffer<F>,
+}
 
 /// Device temporaries of the synchronisation and the criterion.
 pub(crate) struct SyncScratch {
@@ -50,8 +58,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// valid ones), finest first, then interpolates every ghost layer, coarsest first.
     /// Afterwards every cell of every active block (leaf or not) holds valid data.
     ///
-    /// At a root-step boundary this changes no leaf cell that the next step reads as
-    /// valid: interfaces were just averaged, and ghosts are refilled at the next step.
+    /// This changes the run: the step averages only the interface cells of a parent
+    /// (linear interpolation) and lets its other cells evolve on the coarse level, from
+    /// where they reach the interface cells the next coarse step reads. A read of the
+    /// solution therefore brackets it with [`Self::save_parents`] and
+    /// [`Self::restore_parents`]. (The ghost layers it refills are refilled by the next
+    /// step before anything reads them.)
     pub fn synchronize(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool) -> Result<()> {
         let levels = mesh.max_levels();
         let odd = |l: usize| l == 0 && root_odd;
@@ -66,6 +78,72 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             if mesh.blocks_per_level()[l + 1] > 0 {
                 self.interpolate_ghosts(mesh, l, odd(l))?;
             }
+        }
+        Ok(())
+    }
+
+    /// Packs every block with children (the blocks [`Self::synchronize`] averages into:
+    /// populations, and eddy viscosities under a gradient LES model) into a new buffer,
+    /// so that a read of the solution leaves the run bitwise as it was
+    /// ([`Self::restore_parents`]). `s.by_level` keeps the lists until then.
+    pub fn save_parents(&mut self, mesh: &Mesh<Q::Dim>, s: &mut SyncScratch) -> Result<SavedParents<F>> {
+        let dev = mesh.device();
+        let levels = mesh.max_levels();
+        if s.counts.len() < levels || matches!((dev, &s.counts), (Device::Cuda(_), Buffer::Host(_))) {
+            s.counts = dev.zeros(levels)?;
+        }
+        s.by_level.resize_with(levels, || Buffer::Host(Vec::new()));
+        let built = |l: usize| mesh.blocks_per_level()[l] > 0 && mesh.blocks_per_level()[l + 1] > 0;
+        let mut last = 0;
+        for l in (0..levels.saturating_sub(1)).filter(|&l| built(l)) {
+            let (ids, n) = (&mesh.id_sets()[l], mesh.blocks_per_level()[l]);
+            flag(mesh, ids.slice(..n)?, SELECT_PARENTS, 0, None, &mut s.flags)?;
+            ensure(dev, &mut s.by_level[l], n)?;
+            prim::compact_deferred(dev, &mut s.scratch, &s.flags, ids, n, &mut s.by_level[l], &mut s.counts, l)?;
+            last = l + 1;
+        }
+        let read = if last > 0 { dev.read(&s.counts, 0..last)? } else { Vec::new() };
+        let counts: Vec<usize> = (0..last).map(|l| if built(l) { read[l] as usize } else { 0 }).collect();
+        let total: usize = counts.iter().sum();
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        let mut saved = SavedParents {
+            counts,
+            f: dev.zeros(total * Q::Q * m)?,
+            eddy: if self.gradient_les { dev.zeros(total * m)? } else { Buffer::Host(Vec::new()) },
+        };
+        self.move_parents(mesh, s, &mut saved, false)?;
+        Ok(saved)
+    }
+
+    /// Unpacks what [`Self::save_parents`] packed (the lists in `s` unchanged since).
+    pub fn restore_parents(&mut self, mesh: &Mesh<Q::Dim>, s: &SyncScratch, mut saved: SavedParents<F>) -> Result<()> {
+        self.move_parents(mesh, s, &mut saved, true)
+    }
+
+    fn move_parents(
+        &mut self,
+        mesh: &Mesh<Q::Dim>,
+        s: &SyncScratch,
+        saved: &mut SavedParents<F>,
+        unpack: bool,
+    ) -> Result<()> {
+        let dev = mesh.device();
+        let m = <Q::Dim as Dim>::BLOCK_CELLS;
+        let mut start = 0;
+        for (l, &c) in saved.counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+            let list = s.by_level[l].slice(..c)?;
+            let end = start + c;
+            // SAFETY: the lists hold distinct active block IDs of the pool (compacted from
+            // the levels' ID sets), and nothing changes them before the work is done.
+            unsafe {
+                let packed = saved.f.slice_mut(start * Q::Q * m..end * Q::Q * m)?;
+                prim::pack_blocks(dev, self.f.view_mut(), list, Q::Q * m, packed, unpack)?;
+                if self.gradient_les {
+                    let packed = saved.eddy.slice_mut(start * m..end * m)?;
+                    prim::pack_blocks(dev, self.eddy.view_mut(), list, m, packed, unpack)?;
+                }
+            }
+            start = end;
         }
         Ok(())
     }
