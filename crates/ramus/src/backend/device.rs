@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DeviceSlice,
-    LaunchConfig, PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DeviceSlice, LaunchConfig,
+    PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
@@ -21,6 +21,7 @@ use ramus_kernels::registry::Entry;
 
 use super::cuda::{driver_error, kernels_ptx, open_context};
 use super::memory::{bytes_of, try_to_vec, try_zeroed};
+use super::ptx::PtxModules;
 use super::slice::{ToLens, ToRaw, Views};
 use super::Backend;
 use crate::error::{Error, Result};
@@ -45,7 +46,8 @@ unsafe impl<A: Copy> DeviceRepr for ByValue<A> {}
 pub struct CudaDevice {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    module: Arc<CudaModule>,
+    /// The kernels' PTX, one module per entry point, loaded (JIT-compiled) at first use.
+    ptx: PtxModules,
     functions: Mutex<HashMap<String, CudaFunction>>,
     name: String,
     /// Page-locked staging memory for small reads (the scalar counts of the AMR routine):
@@ -467,19 +469,11 @@ impl CudaDevice {
         // SAFETY: all work of this device is issued on its one stream.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
-        let module =
-            ctx.load_module(Ptx::from_src(kernels_ptx()?)).map_err(|e| driver_error("loading the PTX module", e))?;
+        let ptx = PtxModules::parse(kernels_ptx()?)?;
         // SAFETY: plain page-locked allocation (default flags: cached, readable by the host).
         let staging = unsafe { ctx.alloc_pinned_with_flags::<u64>(STAGING_BYTES / 8, 0) }
             .map_err(|e| driver_error("allocating pinned staging memory", e))?;
-        Ok(CudaDevice {
-            ctx,
-            stream,
-            module,
-            functions: Mutex::new(HashMap::new()),
-            name,
-            staging: Mutex::new(staging),
-        })
+        Ok(CudaDevice { ctx, stream, ptx, functions: Mutex::new(HashMap::new()), name, staging: Mutex::new(staging) })
     }
 
     fn function(&self, name: &str) -> Result<CudaFunction> {
@@ -487,7 +481,16 @@ impl CudaDevice {
         if let Some(f) = cache.get(name) {
             return Ok(f.clone());
         }
-        let f = self.module.load_function(name).map_err(|e| driver_error(&format!("loading kernel {name}"), e))?;
+        let text = self.ptx.module(name).ok_or_else(|| Error::Cuda {
+            context: format!("loading kernel {name}"),
+            message: "the PTX has no such entry point".into(),
+        })?;
+        let module = self
+            .ctx
+            .load_module(Ptx::from_src(text))
+            .map_err(|e| driver_error(&format!("loading kernel {name}"), e))?;
+        // The function keeps its module alive.
+        let f = module.load_function(name).map_err(|e| driver_error(&format!("loading kernel {name}"), e))?;
         cache.insert(name.to_string(), f.clone());
         Ok(f)
     }

@@ -7,6 +7,7 @@ pub mod cuda;
 pub mod device;
 pub mod memory;
 pub mod primitives;
+pub(crate) mod ptx;
 pub mod slice;
 pub(crate) mod stopwatch;
 
