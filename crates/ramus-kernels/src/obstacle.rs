@@ -137,21 +137,37 @@ impl<D: Dim> Kernel for MarkObstacleDistance<D> {
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &ObstacleMarkArgs) {
-        let p = &a.pool;
         let b = *a.list.add(i) as usize;
-        let s = *p.status.add(b);
-        let level = *p.level.add(b);
-        let u = 1.0 / units::ROOT_CELL as f64;
-        let lo =
-            [*p.origin.add(3 * b) as f64 * u, *p.origin.add(3 * b + 1) as f64 * u, *p.origin.add(3 * b + 2) as f64 * u];
-        let w = units::block(level) as f64 * u;
-        let near = a.shapes.distance(lo, w, D::D) < a.distance / (1u32 << level) as f64;
-        let freeze = a.freeze != 0;
-        if near && s == status::UNREFINED {
-            *p.mark.add(b) = if freeze { MARK_REFINE_FREEZE } else { MARK_REFINE };
-        } else if near && freeze && (s == status::REFINED || s == status::REFINED_WITH_CHILD) {
-            *p.status.add(b) = status::REFINED_PERMANENT;
-        }
+        mark_near(&a.pool, b, a.distance, a.freeze != 0, |lo, w, d| a.shapes.distance(lo, w, D::D) < d);
+    }
+}
+
+/// The wall-distance rule for block `b` of the pool: `near(lo, w, d)` says whether the
+/// block (lower corner `lo`, side `w`, in root cells) lies within `d = distance / 2^L` of
+/// the geometry. A near leaf is marked for refinement (frozen with `freeze`); with
+/// `freeze`, a near refined block becomes `REFINED_PERMANENT`.
+///
+/// # Safety
+/// `b` must be an active block of the pool `p` describes.
+#[inline(always)]
+pub unsafe fn mark_near(
+    p: &Pool,
+    b: usize,
+    distance: f64,
+    freeze: bool,
+    near: impl FnOnce([f64; 3], f64, f64) -> bool,
+) {
+    let s = *p.status.add(b);
+    let level = *p.level.add(b);
+    let u = 1.0 / units::ROOT_CELL as f64;
+    let lo =
+        [*p.origin.add(3 * b) as f64 * u, *p.origin.add(3 * b + 1) as f64 * u, *p.origin.add(3 * b + 2) as f64 * u];
+    let w = units::block(level) as f64 * u;
+    let near = near(lo, w, distance / (1u32 << level) as f64);
+    if near && s == status::UNREFINED {
+        *p.mark.add(b) = if freeze { MARK_REFINE_FREEZE } else { MARK_REFINE };
+    } else if near && freeze && (s == status::REFINED || s == status::REFINED_WITH_CHILD) {
+        *p.status.add(b) = status::REFINED_PERMANENT;
     }
 }
 

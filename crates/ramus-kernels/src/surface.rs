@@ -33,12 +33,12 @@ use crate::memory::Lens;
 use core::marker::PhantomData;
 
 use crate::amr::args::Pool;
-use crate::amr::{status, units, MARK_REFINE, MARK_REFINE_FREEZE};
+use crate::amr::units;
 use crate::curved::{wall_index, NO_SHAPE};
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
-use crate::obstacle::{cell_centre, scaled};
+use crate::obstacle::{cell_centre, mark_near, scaled};
 use crate::real::Real;
 
 /// Quanta per side of the snapped cube, as a power of two: `2^18` keeps every product of
@@ -438,20 +438,7 @@ impl<D: Dim> Kernel for MarkSurfaceDistance<D> {
 
     #[inline(always)]
     unsafe fn run(i: usize, a: &SurfaceMarkArgs) {
-        let p = &a.pool;
         let b = *a.list.add(i) as usize;
-        let s = *p.status.add(b);
-        let level = *p.level.add(b);
-        let u = 1.0 / units::ROOT_CELL as f64;
-        let lo =
-            [*p.origin.add(3 * b) as f64 * u, *p.origin.add(3 * b + 1) as f64 * u, *p.origin.add(3 * b + 2) as f64 * u];
-        let w = units::block(level) as f64 * u;
-        let near = a.surface.near(lo, w, a.distance / (1u32 << level) as f64);
-        let freeze = a.freeze != 0;
-        if near && s == status::UNREFINED {
-            *p.mark.add(b) = if freeze { MARK_REFINE_FREEZE } else { MARK_REFINE };
-        } else if near && freeze && (s == status::REFINED || s == status::REFINED_WITH_CHILD) {
-            *p.status.add(b) = status::REFINED_PERMANENT;
-        }
+        mark_near(&a.pool, b, a.distance, a.freeze != 0, |lo, w, d| a.surface.near(lo, w, d));
     }
 }

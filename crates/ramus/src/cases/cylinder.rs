@@ -27,10 +27,7 @@
 //! blockage of 1/8, i.e. `height = 8`).
 
 use crate::backend::Backend;
-use crate::config::{
-    Boundary, Criterion, Face, Fluid, ForestConfig, Interpolation, Refinement, Shape, WallRefinement, Walls,
-    MAX_WALL_SPEED,
-};
+use crate::config::{Boundary, Face, Fluid, ForestConfig, Interpolation, Shape, WallRefinement, Walls, MAX_WALL_SPEED};
 use crate::error::{Error, Result};
 
 /// Parameters of a flow past a square cylinder.
@@ -215,23 +212,9 @@ impl Cylinder {
             ));
         }
         let inflow = Boundary::velocity([self.u0, 0.0, 0.0]);
-        let refinement = Refinement {
-            levels: self.levels,
-            interpolation: self.interpolation,
-            every: 32,
-            on_demand: false,
-            criterion: if self.adapt {
-                Criterion::Vorticity { n_start: -3.0, n_inc: -1.0, length: Some(self.root as f64) }
-            } else {
-                Criterion::None
-            },
-            walls: Some(WallRefinement {
-                faces: vec![Face::XMax],
-                distance: REFINE_DISTANCE * self.root as f64,
-                obstacles: true,
-            }),
-            capacity: None,
-        };
+        let walls =
+            WallRefinement { faces: vec![Face::XMax], distance: REFINE_DISTANCE * self.root as f64, obstacles: true };
+        let refinement = super::wake_refinement(self.levels, self.interpolation, self.adapt, self.root, walls);
         let (inflow, side) = match self.inlet {
             Inlet::Uniform => (inflow, inflow),
             Inlet::Parabolic => (Boundary::parabolic([1.5 * self.u0, 0.0, 0.0]), Boundary::NO_SLIP),

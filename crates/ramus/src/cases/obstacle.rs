@@ -23,8 +23,7 @@ use std::path::PathBuf;
 
 use crate::backend::Backend;
 use crate::config::{
-    Boundary, Criterion, Face, Fluid, ForestConfig, Interpolation, Refinement, Shape, SurfaceBody, WallRefinement,
-    Walls, MAX_WALL_SPEED,
+    Boundary, Face, Fluid, ForestConfig, Interpolation, Shape, SurfaceBody, WallRefinement, Walls, MAX_WALL_SPEED,
 };
 use crate::error::{Error, Result};
 
@@ -120,19 +119,8 @@ impl ObstacleFlow {
             return Err(Error::invalid("u0", self.u0, format!("0 < u0 < {MAX_WALL_SPEED} (lattice units)")));
         }
         let d = self.diameter();
-        let refinement = Refinement {
-            levels: self.levels,
-            interpolation: self.interpolation,
-            every: 32,
-            on_demand: false,
-            criterion: if self.adapt {
-                Criterion::Vorticity { n_start: -3.0, n_inc: -1.0, length: Some(self.root as f64) }
-            } else {
-                Criterion::None
-            },
-            walls: Some(WallRefinement { faces: vec![], distance: d, obstacles: true }),
-            capacity: None,
-        };
+        let walls = WallRefinement { faces: vec![], distance: d, obstacles: true };
+        let refinement = super::wake_refinement(self.levels, self.interpolation, self.adapt, self.root, walls);
         let stream = Boundary::velocity([self.u0, 0.0, 0.0]);
         let mut config = ForestConfig::new(self.cells())
             .boundary(Face::XMin, stream)
