@@ -68,7 +68,8 @@ pub trait Kernel {
 /// its arrays live in (default [`Raw`](crate::memory::Raw): what kernels read). Each field
 /// says what it is: `ref T` (an array the kernel reads), `mut T` (an array it writes),
 /// `val T` (a scalar or plain value, passed as is), `args S<.., M>` (a nested argument
-/// struct). Generates the `#[repr(C)]` struct, `Copy`/`Send`/`Sync` for its raw form, and
+/// struct). Generates the `#[repr(C)]` struct, `Copy`/`Send`/`Sync` and
+/// [`ArgBytes`](crate::memory::ArgBytes) for its raw form, and
 /// [`Family`](crate::memory::Family) / [`Rebuild`](crate::memory::Rebuild), through which
 /// the host lowers its slices to raw pointers and to lengths.
 #[macro_export]
@@ -96,11 +97,18 @@ macro_rules! kernel_args {
         unsafe impl<$($($g,)*)?> Send for $name<$($($g,)*)? $crate::memory::Raw> {}
         unsafe impl<$($($g,)*)?> Sync for $name<$($($g,)*)? $crate::memory::Raw> {}
 
-        impl<$($($g: Copy,)*)?> $crate::memory::Family for $name<$($($g,)*)? $crate::memory::Raw> {
+        impl<$($($g: Copy + $crate::memory::ArgBytes + 'static,)*)?> $crate::memory::Family for $name<$($($g,)*)? $crate::memory::Raw> {
             type With<M: $crate::memory::Memory> = $name<$($($g,)*)? M>;
         }
 
-        impl<$($($g: Copy,)*)? M: $crate::memory::Memory> $crate::memory::Rebuild<M> for $name<$($($g,)*)? M> {
+        impl<$($($g: Copy + $crate::memory::ArgBytes,)*)?> $crate::memory::ArgBytes for $name<$($($g,)*)? $crate::memory::Raw> {
+            #[inline]
+            fn arg_bytes<W: FnMut(&[u8])>(&self, w: &mut W) {
+                $($crate::memory::ArgBytes::arg_bytes(&self.$f, w);)*
+            }
+        }
+
+        impl<$($($g: Copy + $crate::memory::ArgBytes + 'static,)*)? M: $crate::memory::Memory> $crate::memory::Rebuild<M> for $name<$($($g,)*)? M> {
             type Raw = $name<$($($g,)*)? $crate::memory::Raw>;
             fn rebuild<N: $crate::memory::Memory, C: $crate::memory::Lower<M, N>>(
                 &self,

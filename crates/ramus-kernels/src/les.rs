@@ -178,6 +178,8 @@ impl<F: Real> LesTransfer<F> {
 unsafe impl<F: Real> bytemuck::Zeroable for LesTransfer<F> {}
 unsafe impl<F: Real> bytemuck::Pod for LesTransfer<F> {}
 
+crate::memory::arg_bytes_by_field!(LesTransfer<F>: c2, tau_source, tau_target, magic_source, magic_target, ratio, eddy);
+
 /// Rescaling factors `(even, odd)` of a transfer of a source cell with non-equilibrium
 /// part `neq`, density `rho` and eddy viscosity `nu` (gradient models only) under LES
 /// (see the module docs): `k τ_t/τ_s` with the total times of [`les_transfer_taus`]; the

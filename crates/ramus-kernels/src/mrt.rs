@@ -151,6 +151,8 @@ pub struct MrtTransfer<F> {
 unsafe impl<F: Real> bytemuck::Zeroable for MrtTransfer<F> {}
 unsafe impl<F: Real> bytemuck::Pod for MrtTransfer<F> {}
 
+crate::memory::arg_bytes_by_field!(MrtTransfer<F>: bulk, even, odd_source, odd_target);
+
 /// The odd ghosts' relaxation time of a cell with total relaxation time `tau` under LES,
 /// on a level with molecular `tau0` and odd-ghost `tau_odd`: `½ + (τ_o − ½)(τ − ½)/(τ₀ − ½)`
 /// (see the module docs).

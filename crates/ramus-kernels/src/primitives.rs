@@ -84,7 +84,7 @@ pub fn combine(op: u32, a: u64, b: u64) -> u64 {
 }
 
 /// Element type of a scan input.
-pub trait ScanIn: Copy + 'static {
+pub trait ScanIn: Copy + crate::memory::ArgBytes + 'static {
     /// Item `i` as the scan sees it (`u32`: mapped by the predicate; `u64`: as is).
     ///
     /// # Safety
@@ -107,7 +107,7 @@ impl ScanIn for u64 {
 }
 
 /// Element type of a scan output (`u32` output wraps).
-pub trait ScanOut: Copy + 'static {
+pub trait ScanOut: Copy + crate::memory::ArgBytes + 'static {
     /// Truncating conversion.
     fn from_u64(v: u64) -> Self;
     /// Widening conversion.
@@ -351,7 +351,7 @@ impl Kernel for CompactIndices {
 }
 
 /// A plain element of a given size (1, 4 or 8 bytes), for data-moving kernels.
-pub trait Word: Copy + 'static {}
+pub trait Word: Copy + crate::memory::ArgBytes + 'static {}
 impl Word for u8 {}
 impl Word for u32 {}
 impl Word for u64 {}

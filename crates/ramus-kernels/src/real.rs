@@ -14,6 +14,7 @@ pub trait Real:
     + PartialOrd
     + core::fmt::Debug
     + bytemuck::Pod
+    + crate::memory::ArgBytes
     + Add<Output = Self>
     + Sub<Output = Self>
     + Mul<Output = Self>

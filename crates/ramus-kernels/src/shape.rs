@@ -34,6 +34,8 @@ pub struct Shapes {
     pub motion: [[f64; 6]; MAX_SHAPES],
 }
 
+crate::memory::arg_bytes_by_field!(Shapes: count, kind, moving, p, motion);
+
 /// The interval `[s_in, s_out]` of a line's parameter inside a shape; empty if
 /// `s_in > s_out`.
 type Interval = (f64, f64);

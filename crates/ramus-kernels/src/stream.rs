@@ -107,6 +107,8 @@ pub struct StepParams<F> {
 unsafe impl<F: Real> bytemuck::Zeroable for StepParams<F> {}
 unsafe impl<F: Real> bytemuck::Pod for StepParams<F> {}
 
+crate::memory::arg_bytes_by_field!(StepParams<F>: omega, omega_minus, omega_bulk, omega_even, force, smagorinsky, magic, eddy_constant, wall_u, wall_rho, face_kind, les_model, profiled);
+
 /// Raw view of the distribution pool and the mesh arrays the step reads.
 ///
 /// Pool layout: block `b` owns the contiguous range `[b Q 4^D, (b + 1) Q 4^D)`, direction

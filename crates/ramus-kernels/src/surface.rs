@@ -63,6 +63,8 @@ pub struct SurfaceGrid {
     pub triangles: u32,
 }
 
+crate::memory::arg_bytes_by_field!(SurfaceGrid: lo, quantum, columns, shift, triangles);
+
 kernel_args! {
     /// A closed triangle surface, snapped and binned (see the module documentation).
     pub struct Surface {
