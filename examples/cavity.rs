@@ -142,6 +142,10 @@ struct Args {
     /// Time every routine per level (synchronises after each launch).
     #[arg(long)]
     profile: bool,
+    /// Launch every kernel of a root step separately instead of replaying the step as a
+    /// CUDA graph (for comparing the two; see `Forest::set_launch_graphs`).
+    #[arg(long)]
+    no_graphs: bool,
     /// Run exactly this many root steps instead of `--passes` (e.g. for benchmarks).
     #[arg(long)]
     steps: Option<u64>,
@@ -181,6 +185,7 @@ struct Setup {
     steps: u64,
     out: PathBuf,
     profile: bool,
+    no_graphs: bool,
     /// SI scales, with `[units]`.
     scales: Option<Scales>,
     /// The output flags in root steps.
@@ -257,6 +262,7 @@ impl Args {
             steps,
             out: self.out,
             profile: self.profile,
+            no_graphs: self.no_graphs,
             scales,
             output,
             checkpoint_every: self.checkpoint_every,
@@ -310,6 +316,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     let interrupt = Interrupt::install()?;
     let (mut forest, mut history) = start::<D, Q, F>(s)?;
     forest.set_profiling(s.profile);
+    forest.set_launch_graphs(!s.no_graphs);
     let steps = s.steps;
     let dim = D::D;
     let first_step = forest.steps();
@@ -452,6 +459,9 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         t.guard.as_secs_f64(),
         100.0 * t.guard.as_secs_f64() / (secs + t.adapt.total().as_secs_f64()).max(1e-12)
     );
+    if t.graph_captures + t.graph_replays > 0 {
+        println!("root steps as CUDA graphs: {} captured, {} replayed", t.graph_captures, t.graph_replays);
+    }
     if s.profile {
         support::print_profile(&t);
     }
@@ -533,6 +543,8 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     });
     // Outside the macro: one more key exceeds its recursion limit.
     summary["les"] = serde_json::to_value(s.config.les)?;
+    summary["graph_captures"] = t.graph_captures.into();
+    summary["graph_replays"] = t.graph_replays.into();
     // A diverged run writes only its summary: no file with non-finite numbers.
     if finite {
         support::write_centerlines(&s.out, s.cavity.dim, &lines)?;

@@ -5,7 +5,9 @@
 //! without FMA contraction.
 
 use ramus::cases::cavity::Cavity;
-use ramus::{Backend, Criterion, Dim, Error, Float, Forest, ForestConfig, Refinement, VelocitySet};
+use ramus::{
+    Backend, Boundary, Criterion, Dim, Error, Face, Float, Fluid, Forest, ForestConfig, Refinement, VelocitySet,
+};
 use ramus::{D2, D2Q9, D3, D3Q19};
 
 fn amr_cavity(backend: Backend, dim: u32, n: usize, levels: usize) -> ForestConfig {
@@ -138,4 +140,73 @@ fn reads_mid_run_leave_the_run_unchanged_on_both_backends() {
     reads_leave_the_run_unchanged::<D2, D2Q9, f64>(2, 32, 64);
     reads_leave_the_run_unchanged::<D2, D2Q9, f32>(2, 32, 64);
     reads_leave_the_run_unchanged::<D3, D3Q19, f32>(3, 16, 32);
+}
+
+/// Root steps replayed as CUDA graphs (`Forest::set_launch_graphs`, on by default) run
+/// bitwise the launches of the direct path: an adaptive cavity with graphs equals the same
+/// run launching kernel by kernel and the CPU run, through adaptations (new graphs) and
+/// mid-run reads (which end a recording); graphs are captured and replayed.
+fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: u32, n: usize, total: u64) {
+    let what = format!("{dim}D {} {}", Q::NAME, F::NAME);
+    let mut direct = Forest::<D, Q, F>::new(amr_cavity(Backend::Cuda, dim, n, 3)).expect("forest");
+    direct.set_launch_graphs(false);
+    direct.advance(total).expect("direct run");
+    assert_eq!(direct.timings().graph_captures + direct.timings().graph_replays, 0, "{what}: graphs while off");
+    let want = direct.distributions().unwrap();
+    let mut graphs = Forest::<D, Q, F>::new(amr_cavity(Backend::Cuda, dim, n, 3)).expect("forest");
+    graphs.advance(total / 2 + 1).expect("graph run");
+    graphs.leaf_cells().expect("a read mid-run");
+    graphs.advance(total - graphs.steps()).expect("graph run after the read");
+    let t = graphs.timings();
+    // Adaptations every 8 root steps: two parities per mesh state, each captured at most
+    // once per state, replayed otherwise.
+    assert!(
+        t.graph_captures >= 2 && t.graph_replays >= total / 2,
+        "{what}: {} captures, {} replays",
+        t.graph_captures,
+        t.graph_replays
+    );
+    assert_eq!(t.graph_captures + t.graph_replays, total, "{what}: every root step as a graph");
+    assert_eq!(graphs.blocks_per_level(), direct.blocks_per_level(), "{what}: meshes differ");
+    assert_same_pool(&format!("{what}, graphs vs direct"), &want, &graphs.distributions().unwrap());
+    let mut cpu = Forest::<D, Q, F>::new(amr_cavity(Backend::Cpu, dim, n, 3)).expect("forest");
+    cpu.advance(total).expect("CPU run");
+    assert_same_pool(&format!("{what}, graphs vs CPU"), &want, &cpu.distributions().unwrap());
+    println!(
+        "{what}: {} root steps, {} graphs captured, {} replayed; bitwise the direct CUDA and the CPU run",
+        total, t.graph_captures, t.graph_replays
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU; run by scripts/gpu-check.sh"]
+fn cuda_graphs_run_bitwise_the_direct_launches() {
+    graphs_equal_direct_launches::<D2, D2Q9, f64>(2, 32, 64);
+    graphs_equal_direct_launches::<D2, D2Q9, f32>(2, 32, 64);
+    graphs_equal_direct_launches::<D3, D3Q19, f32>(3, 16, 32);
+}
+
+/// A graph replays the launches, not their data: an inlet profile changed between root
+/// steps (same table, new values) reaches the replayed steps as it reaches direct ones.
+#[test]
+#[ignore = "needs a CUDA GPU; run by scripts/gpu-check.sh"]
+fn cuda_graphs_see_an_inlet_profile_changed_mid_run() {
+    let run = |graphs: bool| {
+        let config = ForestConfig::new([64, 32, 0])
+            .boundary(Face::XMin, Boundary::velocity([0.02, 0.0, 0.0]))
+            .boundary(Face::XMax, Boundary::OUTLET)
+            .boundary(Face::YMin, Boundary::NO_SLIP)
+            .boundary(Face::YMax, Boundary::NO_SLIP)
+            .fluid(Fluid::Viscosity { nu: 0.05 })
+            .backend(Backend::Cuda);
+        let mut forest = Forest::<D2, D2Q9, f32>::new(config).expect("forest");
+        forest.set_launch_graphs(graphs);
+        forest.set_inlet_profile(Face::XMin, |x| [0.02 + 0.001 * x[1] / 32.0, 0.0, 0.0]).unwrap();
+        forest.advance(20).expect("run");
+        forest.set_inlet_profile(Face::XMin, |x| [0.04 * (1.0 - x[1] / 32.0) * x[1] / 8.0, 0.0, 0.0]).unwrap();
+        forest.advance(20).expect("run after the change");
+        assert_eq!(forest.timings().graph_replays > 0, graphs);
+        forest.distributions().unwrap()
+    };
+    assert_same_pool("inlet profile changed mid-run, graphs vs direct", &run(false), &run(true));
 }

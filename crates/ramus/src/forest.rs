@@ -267,7 +267,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
                 }
                 segment = Instant::now();
             }
-            self.solver.advance_level(&self.mesh, 0, self.steps % 2 == 1)?;
+            self.solver.advance_root(&self.mesh, self.steps % 2 == 1)?;
             self.steps += 1;
             let cells: Vec<usize> = self.mesh.blocks_per_level().iter().map(|&n| n * D::BLOCK_CELLS).collect();
             self.solver.timings.updates += amr_updates(&cells, D::CHILDREN);
@@ -592,6 +592,20 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     /// the device after each, which slows small launches down. Off by default.
     pub fn set_profiling(&mut self, on: bool) {
         self.solver.profile = on;
+    }
+
+    /// Runs each root step's kernel launches on CUDA as one CUDA graph, captured the
+    /// first time a step's launches occur and replayed while they recur (between two
+    /// adaptations, a root step's launches depend only on its parity). Results are
+    /// bitwise those of launching one kernel at a time; what it saves is the launch
+    /// overhead of small, many-level forests. On by default; off while profiling; no
+    /// effect on the CPU. [`Timings::graph_captures`] and [`Timings::graph_replays`]
+    /// count the root steps run each way.
+    pub fn set_launch_graphs(&mut self, on: bool) {
+        self.solver.launch_graphs = on;
+        if !on {
+            self.device.clear_graphs();
+        }
     }
 
     /// Wall-clock time spent stepping in [`Self::advance`] (adaptation excluded).

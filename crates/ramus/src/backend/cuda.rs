@@ -36,9 +36,10 @@ pub(crate) fn driver_error(context: &str, e: impl std::fmt::Debug) -> Error {
 }
 
 /// Driver entry points that ramus's use of cudarc calls: context creation and release,
-/// device queries, memory (pooled or not, pinned), copies, modules, launches, streams and
-/// events. With dynamic loading, cudarc resolves each at its first call and *panics* if
-/// the library lacks it, so [`open_context`] checks them all before cudarc loads anything.
+/// device queries, memory (pooled or not, pinned), copies, modules, launches, streams,
+/// graphs (stream capture, instantiation, update, launch) and events. With dynamic
+/// loading, cudarc resolves each at its first call and *panics* if the library lacks it,
+/// so [`open_context`] checks them all before cudarc loads anything.
 /// (The list is what the examples' binaries reference; `cuEventElapsedTime_v2`, CUDA
 /// 12.8+, only [`measure_copy_bandwidth`] needs, and it checks that one itself.)
 const REQUIRED_SYMBOLS: &[&str] = &[
@@ -71,6 +72,14 @@ const REQUIRED_SYMBOLS: &[&str] = &[
     "cuModuleUnload",
     "cuLaunchKernel",
     "cuStreamSynchronize",
+    "cuStreamCreate",
+    "cuStreamBeginCapture_v2",
+    "cuStreamEndCapture",
+    "cuGraphInstantiateWithFlags",
+    "cuGraphExecUpdate_v2",
+    "cuGraphLaunch",
+    "cuGraphExecDestroy",
+    "cuGraphDestroy",
     "cuStreamWaitEvent",
     "cuStreamDestroy_v2",
     "cuEventCreate",

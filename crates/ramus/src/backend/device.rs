@@ -16,10 +16,11 @@ use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
 
 use ramus_kernels::launch::Kernel;
-use ramus_kernels::memory::{Family, Rebuild};
+use ramus_kernels::memory::{ArgBytes, Family, Rebuild};
 use ramus_kernels::registry::Entry;
 
 use super::cuda::{driver_error, kernels_ptx, open_context};
+use super::graph::{GraphCache, Issue, Replay};
 use super::memory::{bytes_of, try_to_vec, try_zeroed};
 use super::ptx::PtxModules;
 use super::slice::{ToLens, ToRaw, Views};
@@ -53,6 +54,8 @@ pub struct CudaDevice {
     /// Page-locked staging memory for small reads (the scalar counts of the AMR routine):
     /// a copy from device memory into pinned memory avoids the driver's bounce buffer.
     staging: Mutex<PinnedHostSlice<u64>>,
+    /// The launches being recorded and the captured graphs ([`Device::replayed`]).
+    graphs: GraphCache,
 }
 
 /// Bytes of [`CudaDevice::staging`].
@@ -144,6 +147,7 @@ impl Device {
         match self {
             Device::Cpu => Ok(Buffer::Host(try_zeroed("a host buffer", n)?)),
             Device::Cuda(c) => {
+                c.flush()?;
                 let bytes = bytes_of::<T>(n).ok_or_else(|| overflow("a device buffer", n))?;
                 c.check_free(bytes, "a device buffer")?;
                 // A zero-length allocation is not allowed by the driver; keep one element.
@@ -161,6 +165,7 @@ impl Device {
                 if data.is_empty() {
                     return self.zeros(0);
                 }
+                c.flush()?;
                 c.check_free(std::mem::size_of_val(data), "a device buffer")?;
                 let slice = c.stream.clone_htod(data).map_err(|e| driver_error("uploading", e))?;
                 Ok(Buffer::Cuda { slice, len: data.len() })
@@ -181,6 +186,7 @@ impl Device {
                 Ok(())
             }
             (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
+                c.flush()?;
                 let mut view = slice.slice_mut(range);
                 c.stream.memcpy_htod(data, &mut view).map_err(|e| driver_error("uploading", e))
             }
@@ -202,6 +208,7 @@ impl Device {
                 Ok(())
             }
             (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
+                c.flush()?;
                 c.stream.context().bind_to_thread().map_err(|e| driver_error("filling", e))?;
                 let mut view = slice.slice_mut(range);
                 let bytes = view.num_bytes();
@@ -233,6 +240,7 @@ impl Device {
         match (self, buf) {
             (Device::Cpu, Buffer::Host(v)) => try_to_vec("a read-back", &v[range]),
             (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
+                c.flush()?;
                 let bytes = range.len() * std::mem::size_of::<T>();
                 if bytes > STAGING_BYTES {
                     return c.stream.clone_dtoh(&slice.slice(range)).map_err(|e| driver_error("downloading", e));
@@ -296,6 +304,7 @@ impl Device {
                 Ok(())
             }
             (Device::Cuda(c), Buffer::Cuda { slice: s, .. }, Buffer::Cuda { slice: d, .. }) => {
+                c.flush()?;
                 let mut view = d.slice_mut(target);
                 c.stream.memcpy_dtod(&s.slice(source), &mut view).map_err(|e| driver_error("copying", e))
             }
@@ -346,11 +355,19 @@ impl Device {
                 let grid = u32::try_from(grid).map_err(|_| Error::invalid("launch size", n, "at most 2^31 CTAs"))?;
                 let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (K::THREADS, 1, 1), shared_mem_bytes: 0 };
                 let count = n as u64;
+                let key = |k: &mut Vec<u8>| {
+                    launch_key(k, &cfg, count);
+                    args.arg_bytes(&mut |b| k.extend_from_slice(b));
+                };
                 let a = ByValue(args);
-                let mut launch = c.stream.launch_builder(&func);
-                launch.arg(&count).arg(&a);
-                launch.launch(cfg).map_err(|e| driver_error(&format!("launching {name}"), e))?;
-                Ok(())
+                let issue: Issue = Box::new(move |stream| {
+                    let mut launch = stream.launch_builder(&func);
+                    launch.arg(&count).arg(&a);
+                    // SAFETY: the caller's contract (this function's), for the launch as built.
+                    unsafe { launch.launch(cfg) }.map_err(|e| driver_error(&format!("launching {name}"), e))?;
+                    Ok(())
+                });
+                c.issue(name, key, issue)
             }
         }
     }
@@ -388,11 +405,19 @@ impl Device {
                 let func = c.function(name)?;
                 let cfg =
                     LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (cta, 1, 1), shared_mem_bytes: shared_bytes };
+                let key = |k: &mut Vec<u8>| {
+                    launch_key(k, &cfg, 0);
+                    args.arg_bytes(&mut |b| k.extend_from_slice(b));
+                };
                 let a = ByValue(args);
-                let mut launch = c.stream.launch_builder(&func);
-                launch.arg(&a);
-                launch.launch(cfg).map_err(|e| driver_error(&format!("launching {name}"), e))?;
-                Ok(())
+                let issue: Issue = Box::new(move |stream| {
+                    let mut launch = stream.launch_builder(&func);
+                    launch.arg(&a);
+                    // SAFETY: the caller's contract (this function's), for the launch as built.
+                    unsafe { launch.launch(cfg) }.map_err(|e| driver_error(&format!("launching {name}"), e))?;
+                    Ok(())
+                });
+                c.issue(name, key, issue)
             }
         }
     }
@@ -426,13 +451,61 @@ impl Device {
         }
     }
 
+    /// Runs `f` with this thread's launches on this device recorded, then runs them as one
+    /// CUDA graph: the cached one if the same launches (kernels, sizes, argument bytes) were
+    /// captured before, else one captured now ([`super::graph`]). Results are bitwise those
+    /// of launching directly; a non-launch operation inside `f` issues what was recorded
+    /// and ends the recording. On the CPU, or nested in another recording, `f` just runs.
+    /// If `f` fails, what it recorded is issued directly and its error returned.
+    ///
+    /// # Safety
+    /// No buffer that a launch recorded in `f` uses may be dropped in `f` before that launch
+    /// is issued (when `f` returns, or at `f`'s next non-launch operation on this device):
+    /// a buffer's free is queued on the stream at once, so it would come before the
+    /// launch that reads it.
+    pub(crate) unsafe fn replayed<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<(R, Replay)> {
+        let Device::Cuda(c) = self else { return Ok((f()?, Replay::Direct)) };
+        if !c.graphs.begin() {
+            return Ok((f()?, Replay::Direct));
+        }
+        match f() {
+            Ok(r) => Ok((r, c.graphs.end(&c.stream, false)?)),
+            Err(e) => {
+                // The launches before the error run as they would have without recording;
+                // the error that stopped `f` is the one to report.
+                let _ = c.graphs.end(&c.stream, true);
+                Err(e)
+            }
+        }
+    }
+
+    /// Drops the CUDA graphs this device keeps (they hold no memory of the forest; a new
+    /// mesh state makes new ones anyway). A no-op on the CPU.
+    pub(crate) fn clear_graphs(&self) {
+        if let Device::Cuda(c) = self {
+            c.graphs.clear();
+        }
+    }
+
     /// Waits for all queued work.
     pub fn synchronize(&self) -> Result<()> {
         match self {
             Device::Cpu => Ok(()),
-            Device::Cuda(c) => c.stream.synchronize().map_err(|e| driver_error("synchronising", e)),
+            Device::Cuda(c) => {
+                c.flush()?;
+                c.stream.synchronize().map_err(|e| driver_error("synchronising", e))
+            }
         }
     }
+}
+
+/// The configuration part of a launch's replay key: grid, CTA, shared memory, item count.
+fn launch_key(k: &mut Vec<u8>, cfg: &LaunchConfig, count: u64) {
+    let (g, b) = (cfg.grid_dim, cfg.block_dim);
+    for v in [g.0, g.1, g.2, b.0, b.1, b.2, cfg.shared_mem_bytes] {
+        k.extend_from_slice(&v.to_ne_bytes());
+    }
+    k.extend_from_slice(&count.to_ne_bytes());
 }
 
 /// `start..start + n` if it lies within a buffer of `len` elements, else an
@@ -468,12 +541,21 @@ impl CudaDevice {
         // an event every time a kernel argument's address is taken.
         // SAFETY: all work of this device is issued on its one stream.
         unsafe { ctx.disable_event_tracking() };
-        let stream = ctx.default_stream();
+        // A stream of its own: the legacy default stream cannot be captured into a graph.
+        let stream = ctx.new_stream().map_err(|e| driver_error("creating a stream", e))?;
         let ptx = PtxModules::parse(kernels_ptx()?)?;
         // SAFETY: plain page-locked allocation (default flags: cached, readable by the host).
         let staging = unsafe { ctx.alloc_pinned_with_flags::<u64>(STAGING_BYTES / 8, 0) }
             .map_err(|e| driver_error("allocating pinned staging memory", e))?;
-        Ok(CudaDevice { ctx, stream, ptx, functions: Mutex::new(HashMap::new()), name, staging: Mutex::new(staging) })
+        Ok(CudaDevice {
+            ctx,
+            stream,
+            ptx,
+            functions: Mutex::new(HashMap::new()),
+            name,
+            staging: Mutex::new(staging),
+            graphs: GraphCache::default(),
+        })
     }
 
     fn function(&self, name: &str) -> Result<CudaFunction> {
@@ -493,6 +575,20 @@ impl CudaDevice {
         let f = module.load_function(name).map_err(|e| driver_error(&format!("loading kernel {name}"), e))?;
         cache.insert(name.to_string(), f.clone());
         Ok(f)
+    }
+
+    /// Issues a launch now, or records it while this thread records ([`Device::replayed`]).
+    fn issue(&self, name: &'static str, key: impl FnOnce(&mut Vec<u8>), issue: Issue) -> Result<()> {
+        match self.graphs.record(name, key, issue) {
+            None => Ok(()),
+            Some(issue) => issue(&self.stream),
+        }
+    }
+
+    /// Issues the launches this thread has recorded and ends its recording: the first step
+    /// of every operation other than a launch, so that it stays behind them in stream order.
+    fn flush(&self) -> Result<()> {
+        self.graphs.flush(&self.stream)
     }
 
     /// Identifies the context, for checking where a [`Buffer`]'s memory lives.

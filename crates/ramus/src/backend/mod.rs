@@ -5,6 +5,7 @@
 pub mod cpu;
 pub mod cuda;
 pub mod device;
+pub(crate) mod graph;
 pub mod memory;
 pub mod primitives;
 pub(crate) mod ptx;

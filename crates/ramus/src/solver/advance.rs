@@ -36,6 +36,7 @@ use super::profiles::profile_views;
 use super::schedule::Schedule;
 use super::state::Solver;
 use crate::amr::Mesh;
+use crate::backend::graph::Replay;
 use crate::backend::{Buffer, DeviceSlice, DeviceSliceMut, Views};
 use crate::config::{Collision, Interpolation};
 use crate::error::Result;
@@ -203,6 +204,25 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let (a, b) = (self.params[s].force, self.params[t].force);
         let half = F::from_f64(0.5);
         [(a[0] - b[0]) * half, (a[1] - b[1]) * half, (a[2] - b[2]) * half]
+    }
+
+    /// One root step of every level ([`Self::advance_level`] on level 0; `odd`: the root
+    /// level has taken an odd number of steps). On CUDA, unless profiling or switched
+    /// off ([`crate::Forest::set_launch_graphs`]), its launches run as one CUDA graph.
+    pub fn advance_root(&mut self, mesh: &Mesh<Q::Dim>, odd: bool) -> Result<()> {
+        if self.profile || !self.launch_graphs {
+            return self.advance_level(mesh, 0, odd);
+        }
+        // SAFETY: the advance frees no buffer: the solver's and the mesh's buffers live
+        // across it, and a buffer it (re)allocates is allocated through the device, which
+        // issues the recorded launches first.
+        let ((), replay) = unsafe { mesh.device().replayed(|| self.advance_level(mesh, 0, odd)) }?;
+        match replay {
+            Replay::Replayed => self.timings.graph_replays += 1,
+            Replay::Captured => self.timings.graph_captures += 1,
+            Replay::Direct => {}
+        }
+        Ok(())
     }
 
     /// Advances level `l` by one of its steps, recursing into finer levels; `odd`: level

@@ -77,6 +77,11 @@ pub struct Timings {
     pub guard: Duration,
     /// Checks the stability guard made.
     pub guard_checks: u64,
+    /// Root steps whose launches ran as a newly captured CUDA graph (see
+    /// [`crate::Forest::set_launch_graphs`]).
+    pub graph_captures: u64,
+    /// Root steps whose launches ran as a cached CUDA graph.
+    pub graph_replays: u64,
 }
 
 impl Timings {

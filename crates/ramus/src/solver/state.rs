@@ -50,6 +50,8 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     pub timings: Timings,
     /// Synchronise after every routine to time it (see [`Timings::levels`]).
     pub profile: bool,
+    /// Run each root step's launches as a CUDA graph (see [`crate::Forest::set_launch_graphs`]).
+    pub launch_graphs: bool,
     /// Per pool block: position in its level's parent list (ghost interpolation).
     pub slot: Buffer<u32>,
     /// Rescaled cells of one level's parents (ghost interpolation), sized by
@@ -148,6 +150,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             schedule: Schedule::new(dev, levels),
             timings: Timings::new(levels),
             profile: false,
+            launch_graphs: true,
             slot: dev.zeros(capacity)?,
             scratch: Buffer::Host(Vec::new()),
             solids,

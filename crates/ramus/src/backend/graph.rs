@@ -1,0 +1,329 @@
+//! Launch-free sub-cycling on CUDA (issue "performance to the limit", item 3): the
+//! kernel launches of one root step are *recorded* instead of issued, and the recorded
+//! sequence runs as one CUDA graph. A graph is captured the first time a sequence occurs
+//! and replayed for as long as the same sequence recurs — between two adaptations the
+//! launches of a root step depend only on its parity, so two graphs serve a whole
+//! adaptation interval. A launch-bound run (small 2D forests, many levels) then pays one
+//! graph launch per root step instead of some thirty kernel launches.
+//!
+//! **Why replay is exact.** A recorded launch keeps its kernel name, grid, item count and
+//! the exact bytes of its arguments ([`ramus_kernels::memory::ArgBytes`]: every pointer
+//! and every scalar). A cached graph is replayed only when the whole new sequence equals
+//! the captured one byte for byte, so it runs the very launches that would have been
+//! issued, in the same order on the same stream: results are bitwise those of direct
+//! launches, and a buffer that moved or a parameter that changed (a new force, a new
+//! inflow, a new mesh) simply makes a new capture. Nothing has to be invalidated by hand.
+//!
+//! **What may happen while recording.** Only launches are deferred. Any other device
+//! operation of the recording thread (a copy, a read-back, an allocation, a
+//! synchronisation) first issues the pending launches directly and ends the recording
+//! ([`GraphCache::flush`]), so stream order is never changed; such a step simply runs
+//! without a graph. The CPU backend runs every launch at once.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
+
+use cudarc::driver::result;
+use cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cudarc::driver::CudaStream;
+
+use super::cuda::driver_error;
+use crate::error::{Error, Result};
+
+/// Graphs kept: the two root-step parities of the current mesh state and of the one
+/// before (a mesh whose adaptation changed nothing reuses its graphs).
+const CACHED_GRAPHS: usize = 4;
+
+/// The most recently used graphs never updated for a new sequence: the two parities of
+/// the mesh state in use.
+const CURRENT: usize = 2;
+
+/// A deferred launch: issues the kernel on the stream it is given.
+pub(crate) type Issue = Box<dyn FnOnce(&Arc<CudaStream>) -> Result<()> + Send>;
+
+/// How the launches of a recorded section ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replay {
+    /// Directly, one launch at a time (the CPU backend, graphs switched off, nothing
+    /// recorded, or a non-launch operation ended the recording).
+    Direct,
+    /// As a cached graph.
+    Replayed,
+    /// As a newly captured graph (kept for the next time the sequence occurs).
+    Captured,
+}
+
+/// The launches recorded so far in a section.
+struct Recording {
+    thread: ThreadId,
+    names: Vec<&'static str>,
+    key: Vec<u8>,
+    issues: Vec<Issue>,
+}
+
+/// The executable graphs of the last launch sequences, most recently used first, each
+/// with the sequence it runs (kernel names and the bytes of [`launch_key`] and the
+/// arguments).
+struct Cache<G> {
+    entries: VecDeque<(Vec<&'static str>, Vec<u8>, G)>,
+}
+
+impl<G> Default for Cache<G> {
+    fn default() -> Self {
+        Cache { entries: VecDeque::new() }
+    }
+}
+
+impl<G> Cache<G> {
+    /// The graph of exactly this sequence, now the most recently used.
+    fn find(&mut self, names: &[&'static str], key: &[u8]) -> Option<&G> {
+        let k = self.entries.iter().position(|(n, b, _)| n == names && b == key)?;
+        let hit = self.entries.remove(k)?;
+        self.entries.push_front(hit);
+        self.entries.front().map(|(_, _, g)| g)
+    }
+
+    /// Adds the graph of a new sequence as the most recently used: while the cache is
+    /// not full a new one (`make`); then the least recently used graph with as many
+    /// launches outside the [`CURRENT`] most recent ones (those of the mesh state in use),
+    /// if `update` can give it the new sequence's parameters in place (a new mesh state
+    /// changes list lengths and sizes but rarely the number of launches, and an update is
+    /// cheaper than an instantiation), else a new one replacing the least recently used.
+    fn insert(
+        &mut self,
+        names: Vec<&'static str>,
+        key: Vec<u8>,
+        mut update: impl FnMut(&mut G) -> bool,
+        make: impl FnOnce() -> Result<G>,
+    ) -> Result<&G> {
+        let full = self.entries.len() >= CACHED_GRAPHS;
+        let same_length = (CURRENT..self.entries.len()).rev().find(|&k| full && self.entries[k].0.len() == names.len());
+        let updated = same_length.filter(|&k| update(&mut self.entries[k].2)).and_then(|k| self.entries.remove(k));
+        let graph = match updated {
+            Some((_, _, g)) => g,
+            None => make()?,
+        };
+        self.entries.push_front((names, key, graph));
+        self.entries.truncate(CACHED_GRAPHS);
+        Ok(&self.entries[0].2)
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+    }
+}
+
+/// An instantiated CUDA graph, destroyed on drop. (cudarc's `CudaGraph` cannot be built
+/// from an executable graph that was updated in place, which [`GraphCache::end`] does.)
+struct Exec {
+    exec: sys::CUgraphExec,
+    stream: Arc<CudaStream>,
+}
+
+// SAFETY: CUDA graph objects must not be used by two threads at once; every use of this
+// one happens under the `GraphCache` mutex.
+unsafe impl Send for Exec {}
+
+impl Exec {
+    fn launch(&self) -> Result<()> {
+        self.stream.context().bind_to_thread().map_err(|e| driver_error("launching a CUDA graph", e))?;
+        // SAFETY: a live executable graph of this stream's context.
+        unsafe { result::graph::launch(self.exec, self.stream.cu_stream()) }
+            .map_err(|e| driver_error("launching a CUDA graph", e))
+    }
+
+    /// Gives this executable graph the parameters of `graph`, which must have the same
+    /// topology (here: a chain of as many kernel nodes); `false` if the driver refuses.
+    fn update(&mut self, graph: &Captured) -> bool {
+        // SAFETY: both handles are live; the driver checks that the topologies match and
+        // leaves the executable graph unchanged if they do not.
+        let mut info = std::mem::MaybeUninit::<sys::CUgraphExecUpdateResultInfo>::zeroed();
+        unsafe { sys::cuGraphExecUpdate_v2(self.exec, graph.0, info.as_mut_ptr()) == sys::CUresult::CUDA_SUCCESS }
+    }
+}
+
+impl Drop for Exec {
+    fn drop(&mut self) {
+        // SAFETY: owned, live, destroyed once; a launch in flight keeps its own resources.
+        let _ = unsafe { result::graph::exec_destroy(self.exec) };
+    }
+}
+
+/// A captured (not instantiated) graph, destroyed on drop.
+struct Captured(sys::CUgraph);
+
+impl Drop for Captured {
+    fn drop(&mut self) {
+        // SAFETY: owned, live, destroyed once.
+        let _ = unsafe { result::graph::destroy(self.0) };
+    }
+}
+
+/// The recording in progress (at most one, owned by one thread) and the cached graphs of
+/// one CUDA device.
+#[derive(Default)]
+pub(crate) struct GraphCache {
+    recording: Mutex<Option<Recording>>,
+    cached: Mutex<Cache<Exec>>,
+}
+
+impl GraphCache {
+    /// Starts recording the launches of the calling thread; `false` if a recording is
+    /// already in progress (then the caller's launches join it or, from another thread,
+    /// run directly).
+    pub fn begin(&self) -> bool {
+        let mut r = self.recording.lock().unwrap_or_else(|p| p.into_inner());
+        if r.is_some() {
+            return false;
+        }
+        *r = Some(Recording {
+            thread: std::thread::current().id(),
+            names: Vec::new(),
+            key: Vec::new(),
+            issues: Vec::new(),
+        });
+        true
+    }
+
+    /// Records a launch of the calling thread if it is recording (the launch is then
+    /// issued by [`Self::end`] or [`Self::flush`]); gives `issue` back otherwise.
+    /// `key` writes the launch's configuration and argument bytes.
+    pub fn record(&self, name: &'static str, key: impl FnOnce(&mut Vec<u8>), issue: Issue) -> Option<Issue> {
+        let mut r = self.recording.lock().unwrap_or_else(|p| p.into_inner());
+        match r.as_mut() {
+            Some(rec) if rec.thread == std::thread::current().id() => {
+                rec.names.push(name);
+                key(&mut rec.key);
+                rec.issues.push(issue);
+                None
+            }
+            _ => Some(issue),
+        }
+    }
+
+    /// Ends the calling thread's recording, if any, issuing its pending launches directly
+    /// on `stream`: what every non-launch operation does first, so that it comes after
+    /// them in stream order.
+    pub fn flush(&self, stream: &Arc<CudaStream>) -> Result<()> {
+        let rec = {
+            let mut r = self.recording.lock().unwrap_or_else(|p| p.into_inner());
+            match r.as_ref() {
+                Some(rec) if rec.thread == std::thread::current().id() => r.take(),
+                _ => None,
+            }
+        };
+        match rec {
+            Some(rec) => rec.issues.into_iter().try_for_each(|issue| issue(stream)),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends the calling thread's recording and runs what it recorded on `stream`: the
+    /// cached graph of the same sequence if there is one, else a graph captured now (and
+    /// cached). `direct`: issue the launches one by one instead (an error path).
+    pub fn end(&self, stream: &Arc<CudaStream>, direct: bool) -> Result<Replay> {
+        let rec = {
+            let mut r = self.recording.lock().unwrap_or_else(|p| p.into_inner());
+            match r.as_ref() {
+                Some(rec) if rec.thread == std::thread::current().id() => r.take(),
+                _ => None,
+            }
+        };
+        let Some(rec) = rec else { return Ok(Replay::Direct) };
+        if direct || rec.issues.is_empty() {
+            rec.issues.into_iter().try_for_each(|issue| issue(stream))?;
+            return Ok(Replay::Direct);
+        }
+        let mut cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(exec) = cached.find(&rec.names, &rec.key) {
+            exec.launch()?;
+            return Ok(Replay::Replayed);
+        }
+        let graph = capture(stream, rec.issues)?;
+        let exec = cached.insert(rec.names, rec.key, |exec| exec.update(&graph), || instantiate(stream, &graph))?;
+        exec.launch()?;
+        Ok(Replay::Captured)
+    }
+
+    /// Drops every cached graph.
+    pub fn clear(&self) {
+        self.cached.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+}
+
+/// Captures `issues`, in order, into a graph on `stream` (thread-local capture: other
+/// threads' CUDA calls are not affected). The capture is always ended, also when a
+/// launch fails.
+fn capture(stream: &Arc<CudaStream>, issues: Vec<Issue>) -> Result<Captured> {
+    stream
+        .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .map_err(|e| driver_error("beginning a CUDA graph capture", e))?;
+    let issued = issues.into_iter().try_for_each(|issue| issue(stream));
+    // SAFETY: the stream is live and capturing (begun above, on this thread).
+    let graph = unsafe { result::stream::end_capture(stream.cu_stream()) };
+    issued?;
+    let graph = graph.map_err(|e| driver_error("capturing a CUDA graph", e))?;
+    if graph.is_null() {
+        return Err(Error::Cuda {
+            context: "capturing a CUDA graph".into(),
+            message: "the capture produced no graph".into(),
+        });
+    }
+    Ok(Captured(graph))
+}
+
+/// Instantiates `graph` for launches on `stream`.
+fn instantiate(stream: &Arc<CudaStream>, graph: &Captured) -> Result<Exec> {
+    // SAFETY: a live captured graph; the executable graph is owned by the returned `Exec`.
+    let exec = unsafe { result::graph::instantiate(graph.0, CUgraphInstantiate_flags(0)) }
+        .map_err(|e| driver_error("instantiating a CUDA graph", e))?;
+    Ok(Exec { exec, stream: stream.clone() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cache's policy over root steps: two parities per mesh state, a new state every
+    /// 32 steps, levels (launches) added over the first states; graphs are numbered as
+    /// made, updates counted.
+    #[test]
+    fn two_parities_per_mesh_state_replay_after_their_first_step() {
+        let mut cache = Cache::<(u32, u32)>::default();
+        let (mut made, mut updates, mut hits) = (0u32, 0u32, 0u32);
+        for state in 0..10u8 {
+            // Levels appear over the first states: sequences of 1, 2, then 3 launches.
+            let launches = 1 + state.min(2) as usize;
+            for step in 0..32u8 {
+                let names = vec![if step % 2 == 0 { "even" } else { "odd" }; launches];
+                let key = vec![state, step % 2];
+                if cache.find(&names, &key).is_some() {
+                    hits += 1;
+                    continue;
+                }
+                cache
+                    .insert(
+                        names,
+                        key,
+                        |g| {
+                            g.1 += 1;
+                            updates += 1;
+                            true
+                        },
+                        || {
+                            made += 1;
+                            Ok((made, 0))
+                        },
+                    )
+                    .unwrap();
+            }
+        }
+        assert_eq!(hits, 10 * 30, "every step but the first two of a state replays");
+        // States 0–2 make their graphs, and so does state 3's first (the only graphs of
+        // three launches are the current pair's); every later one updates a graph of the
+        // state before.
+        assert_eq!((made, updates), (7, 13));
+        assert_eq!(cache.entries.len(), CACHED_GRAPHS);
+    }
+}
