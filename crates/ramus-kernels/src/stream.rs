@@ -292,11 +292,13 @@ pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>
     );
 }
 
-/// Loads, collides and stores one cell with the boundary logic on or off. With `GRAD`
-/// (a gradient LES model, [`StepParams::les_model`]) the cell relaxes with its own rates
+/// Collides and stores one cell whose pre-collision populations `h` are loaded, with the
+/// boundary logic on or off. With `GRAD` (a gradient LES model,
+/// [`StepParams::les_model`]) the cell relaxes with its own rates
 /// ([`crate::eddy::cell_params`]) and records its eddy viscosity.
 #[inline(always)]
-unsafe fn step_cell<L: VelocitySet, F: Real, C: Collision, const ODD: bool, const WALLS: bool, const GRAD: bool>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn collide_store<L: VelocitySet, F: Real, C: Collision, const ODD: bool, const WALLS: bool, const GRAD: bool>(
     fld: &Field<F>,
     p: &StepParams<F>,
     les: &EddyField<F>,
@@ -304,8 +306,8 @@ unsafe fn step_cell<L: VelocitySet, F: Real, C: Collision, const ODD: bool, cons
     b: usize,
     t: usize,
     links: &L::Pop<i32>,
+    mut h: L::Pop<F>,
 ) {
-    let mut h = load::<L, F, ODD, WALLS>(fld, b, t, links);
     // A compile-time choice: the gradient model's registers would otherwise lower the
     // occupancy of every step (−3.5 % on uniform D3Q19 f32 as a run-time branch).
     let (_, u) = if GRAD {
@@ -321,6 +323,12 @@ unsafe fn step_cell<L: VelocitySet, F: Real, C: Collision, const ODD: bool, cons
 /// no link leads into them, so their slots are never read. With `GRAD` the cells relax
 /// with the gradient LES model of `p` ([`crate::eddy`]).
 ///
+/// Loads are issued before the block's flags arrive, so that the populations wait for
+/// one dependent load instead of two: the even step's own slots (read by this cell
+/// alone, and written only by it, whatever the flags: solid or not), the odd step's links
+/// (read-only). The odd step's populations wait for the flags: a solid cell must not read
+/// its neighbours' slots, which they write when they bounce back from it.
+///
 /// # Safety
 /// As for [`load`]; the step must cover all cells of the level before the next starts.
 /// With `GRAD`, `les` must hold the current velocities of the level's cells
@@ -334,42 +342,51 @@ pub unsafe fn stream_collide<L: VelocitySet, F: Real, C: Collision, const ODD: b
     b: usize,
     t: usize,
 ) {
+    let x = cell_coords(t);
+    let none = L::Pop::<i32>::default();
+    let own = if ODD { L::Pop::<F>::default() } else { load::<L, F, false, false>(fld, b, t, &none) };
+    let fluid_links = if ODD { odd_links::<L, F>(fld, b, x, false) } else { none };
     // Uniform across the cells of a block: no divergence on the GPU.
     let flags = *fld.onb.add(b);
     if flags == 0 {
-        let links = if ODD { odd_links::<L, F>(fld, b, cell_coords(t), false) } else { L::Pop::<i32>::default() };
-        return step_cell::<L, F, C, ODD, false, GRAD>(fld, p, les, tab, b, t, &links);
+        let h = if ODD { load::<L, F, true, false>(fld, b, t, &fluid_links) } else { own };
+        return collide_store::<L, F, C, ODD, false, GRAD>(fld, p, les, tab, b, t, &fluid_links, h);
     }
     let solid = flags & ONB_SOLID != 0;
     if solid && is_solid(fld, b, t) {
         return;
     }
-    let links = odd_links::<L, F>(fld, b, cell_coords(t), solid);
-    step_cell::<L, F, C, ODD, true, GRAD>(fld, p, les, tab, b, t, &links);
+    let links = if ODD && !solid { fluid_links } else { odd_links::<L, F>(fld, b, x, solid) };
+    let h = if ODD { load::<L, F, true, true>(fld, b, t, &links) } else { own };
+    collide_store::<L, F, C, ODD, true, GRAD>(fld, p, les, tab, b, t, &links, h);
 }
 
 /// Pre-collision populations of cell `t` of block `b` after an even (`ODD = false`) or
 /// odd number of steps, picking the boundary handling from `onb`; zero (the rest state)
-/// for a solid cell.
+/// for a solid cell. As in [`stream_collide`], the even layout's own slots and the odd
+/// layout's links are loaded before the flags.
 ///
 /// # Safety
 /// As for [`load`].
 #[inline(always)]
 pub unsafe fn load_cell<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, b: usize, t: usize) -> L::Pop<F> {
+    let x = cell_coords(t);
+    let none = L::Pop::<i32>::default();
+    let own = if ODD { L::Pop::<F>::default() } else { load::<L, F, false, false>(fld, b, t, &none) };
+    let fluid_links = if ODD { odd_links::<L, F>(fld, b, x, false) } else { none };
     let flags = *fld.onb.add(b);
     let solid = flags & ONB_SOLID != 0;
     if solid && is_solid(fld, b, t) {
         return L::Pop::<F>::default();
     }
     if !ODD {
-        return load::<L, F, false, false>(fld, b, t, &L::Pop::<i32>::default());
+        return own;
     }
-    let links = odd_links::<L, F>(fld, b, cell_coords(t), solid);
-    if flags != 0 {
-        load::<L, F, true, true>(fld, b, t, &links)
-    } else {
-        load::<L, F, true, false>(fld, b, t, &links)
+    if flags == 0 {
+        return load::<L, F, true, false>(fld, b, t, &fluid_links);
     }
+    let links = if solid { odd_links::<L, F>(fld, b, x, true) } else { fluid_links };
+    load::<L, F, true, true>(fld, b, t, &links)
 }
 
 kernel_args! {
