@@ -8,11 +8,35 @@
 //! functions, global tables, the dynamic shared memory), the entry points one after the
 //! other, and the definitions of the panic functions; a module of the prelude, one entry
 //! and those definitions is valid PTX with the same code for that entry.
+//!
+//! A module of its own also lets one entry carry a register cap ([`REGISTER_CAPS`]).
 
 use std::collections::HashMap;
 use std::ops::Range;
 
+use ramus_kernels::collision::Bgk;
+use ramus_kernels::registry::Entry;
+use ramus_kernels::stream::StreamCollide;
+use ramus_kernels::{D2Q9, D3Q19};
+
 use crate::error::{Error, Result};
+
+/// Register caps (PTX `.maxnreg`) of entry points whose occupancy, and with it the
+/// number of loads in flight, the cap raises more than its spills cost. Measured on the
+/// H100 against the uncapped kernel, other caps and the neighbouring lattices
+/// (BENCHMARKS.md, eleventh session): the odd AA step of D2Q9 f32 at 56 registers
+/// (71 without: 9 CTAs of 128 threads per SM instead of 7; +1.7 % on the uniform
+/// benchmark) and of D3Q19 f32 at 96 (128 without: 5 CTAs instead of 4; +2 %). Other
+/// caps measured and not kept: D2Q9 64 and 48, D3Q19 112, 80 and 64, D3Q27 144, 128,
+/// 96 and 80 (none better, the lower ones slower). Entries not listed (other operators,
+/// f64) are not measured and stay uncapped. Every GPU from Volta to Hopper has 64 K
+/// registers per SM, so a cap buys the same CTAs per SM on each; only the H100 is measured.
+/// (`ptxas -v` on the whole PTX file, as `scripts/gpu-check.sh run` prints it, shows these
+/// entries uncapped: the cap is added to the module when it is loaded.)
+pub(crate) const REGISTER_CAPS: [(&str, u32); 2] = [
+    (<StreamCollide<D2Q9, f32, Bgk, true> as Entry>::ENTRY, 56),
+    (<StreamCollide<D3Q19, f32, Bgk, true> as Entry>::ENTRY, 96),
+];
 
 const ENTRY: &str = "\n.visible .entry ";
 const FUNC: &str = "\n.func ";
@@ -50,11 +74,20 @@ impl PtxModules {
         Ok(PtxModules { prelude: 0..first, epilogue: tail..text.len(), entries, text })
     }
 
-    /// The module holding entry point `name` alone, or `None` if the PTX has no such entry.
+    /// The module holding entry point `name` alone, with its register cap
+    /// ([`REGISTER_CAPS`]) if it has one; `None` if the PTX has no such entry.
     pub fn module(&self, name: &str) -> Option<String> {
-        let entry = self.entries.get(name)?;
-        let parts = [&self.prelude, entry, &self.epilogue].map(|r| &self.text[r.clone()]);
-        Some(parts.concat())
+        let entry = &self.text[self.entries.get(name)?.clone()];
+        let [prelude, epilogue] = [&self.prelude, &self.epilogue].map(|r| &self.text[r.clone()]);
+        let cap = REGISTER_CAPS.iter().find(|(n, _)| *n == name).map(|&(_, c)| c);
+        // A performance directive sits between the parameter list and the body.
+        let body = cap.and_then(|_| entry.find("\n{\n"));
+        Some(match (cap, body) {
+            (Some(cap), Some(at)) => {
+                format!("{prelude}{}\n.maxnreg {cap}{}{epilogue}", &entry[..at], &entry[at..])
+            }
+            _ => [prelude, entry, epilogue].concat(),
+        })
     }
 
     /// Number of entry points.
@@ -83,6 +116,22 @@ mod tests {
             assert!(m.matches(".func _RNvNtCs").count() >= 2, "{name}: panic functions");
         }
         assert!(ptx.module("no_such_kernel").is_none());
+    }
+
+    #[test]
+    fn capped_entries_carry_their_register_cap_before_their_body() {
+        let ptx = PtxModules::parse(super::super::cuda::KERNELS_PTX.to_string()).expect("parse");
+        for (name, cap) in REGISTER_CAPS {
+            let m = ptx.module(name).expect(name);
+            let head = format!(".visible .entry {name}(");
+            let entry = &m[m.find(&head).expect(name)..];
+            let directive = format!("\n.maxnreg {cap}\n{{\n");
+            let at = entry.find(&directive).unwrap_or_else(|| panic!("{name}: no `.maxnreg {cap}` before the body"));
+            assert_eq!(entry[..at].matches('{').count(), 0, "{name}: the directive precedes the body");
+            assert_eq!(m.matches(".maxnreg").count(), 1, "{name}: one directive");
+        }
+        let uncapped = ptx.module("stream_collide_even_d3q19_f32_bgk").expect("even step");
+        assert!(!uncapped.contains(".maxnreg"));
     }
 
     #[test]
