@@ -354,20 +354,8 @@ impl Device {
                 let grid = n.div_ceil(K::THREADS as usize);
                 let grid = u32::try_from(grid).map_err(|_| Error::invalid("launch size", n, "at most 2^31 CTAs"))?;
                 let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (K::THREADS, 1, 1), shared_mem_bytes: 0 };
-                let count = n as u64;
-                let key = |k: &mut Vec<u8>| {
-                    launch_key(k, &cfg, count);
-                    args.arg_bytes(&mut |b| k.extend_from_slice(b));
-                };
-                let a = ByValue(args);
-                let issue: Issue = Box::new(move |stream| {
-                    let mut launch = stream.launch_builder(&func);
-                    launch.arg(&count).arg(&a);
-                    // SAFETY: the caller's contract (this function's), for the launch as built.
-                    unsafe { launch.launch(cfg) }.map_err(|e| driver_error(&format!("launching {name}"), e))?;
-                    Ok(())
-                });
-                c.issue(name, key, issue)
+                // SAFETY: the caller's contract (this function's).
+                unsafe { c.submit(name, func, cfg, Some(n as u64), args) }
             }
         }
     }
@@ -405,19 +393,8 @@ impl Device {
                 let func = c.function(name)?;
                 let cfg =
                     LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (cta, 1, 1), shared_mem_bytes: shared_bytes };
-                let key = |k: &mut Vec<u8>| {
-                    launch_key(k, &cfg, 0);
-                    args.arg_bytes(&mut |b| k.extend_from_slice(b));
-                };
-                let a = ByValue(args);
-                let issue: Issue = Box::new(move |stream| {
-                    let mut launch = stream.launch_builder(&func);
-                    launch.arg(&a);
-                    // SAFETY: the caller's contract (this function's), for the launch as built.
-                    unsafe { launch.launch(cfg) }.map_err(|e| driver_error(&format!("launching {name}"), e))?;
-                    Ok(())
-                });
-                c.issue(name, key, issue)
+                // SAFETY: the caller's contract (this function's).
+                unsafe { c.submit(name, func, cfg, None, args) }
             }
         }
     }
@@ -575,6 +552,39 @@ impl CudaDevice {
         let f = module.load_function(name).map_err(|e| driver_error(&format!("loading kernel {name}"), e))?;
         cache.insert(name.to_string(), f.clone());
         Ok(f)
+    }
+
+    /// Launches `func` with `cfg`, now or recorded ([`Self::issue`]): the data-parallel
+    /// wrapper's parameters `(count, args)` when `count` is given, a cooperative kernel's
+    /// `(args)` otherwise. The recording's key is the configuration, the count (0 for a
+    /// cooperative kernel) and the argument bytes.
+    ///
+    /// # Safety
+    /// As for [`Device::launch`], for the launch as built.
+    unsafe fn submit<A: ArgBytes + Copy + Send + 'static>(
+        &self,
+        name: &'static str,
+        func: CudaFunction,
+        cfg: LaunchConfig,
+        count: Option<u64>,
+        args: A,
+    ) -> Result<()> {
+        let key = |k: &mut Vec<u8>| {
+            launch_key(k, &cfg, count.unwrap_or(0));
+            args.arg_bytes(&mut |b| k.extend_from_slice(b));
+        };
+        let a = ByValue(args);
+        let issue: Issue = Box::new(move |stream| {
+            let mut launch = stream.launch_builder(&func);
+            if let Some(count) = &count {
+                launch.arg(count);
+            }
+            launch.arg(&a);
+            // SAFETY: the caller's contract (this function's), for the launch as built.
+            unsafe { launch.launch(cfg) }.map_err(|e| driver_error(&format!("launching {name}"), e))?;
+            Ok(())
+        });
+        self.issue(name, key, issue)
     }
 
     /// Issues a launch now, or records it while this thread records ([`Device::replayed`]).

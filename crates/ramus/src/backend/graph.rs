@@ -206,14 +206,7 @@ impl GraphCache {
     /// on `stream`: what every non-launch operation does first, so that it comes after
     /// them in stream order.
     pub fn flush(&self, stream: &Arc<CudaStream>) -> Result<()> {
-        let rec = {
-            let mut r = self.recording.lock().unwrap_or_else(|p| p.into_inner());
-            match r.as_ref() {
-                Some(rec) if rec.thread == std::thread::current().id() => r.take(),
-                _ => None,
-            }
-        };
-        match rec {
+        match self.take_own() {
             Some(rec) => rec.issues.into_iter().try_for_each(|issue| issue(stream)),
             None => Ok(()),
         }
@@ -223,14 +216,7 @@ impl GraphCache {
     /// cached graph of the same sequence if there is one, else a graph captured now (and
     /// cached). `direct`: issue the launches one by one instead (an error path).
     pub fn end(&self, stream: &Arc<CudaStream>, direct: bool) -> Result<Replay> {
-        let rec = {
-            let mut r = self.recording.lock().unwrap_or_else(|p| p.into_inner());
-            match r.as_ref() {
-                Some(rec) if rec.thread == std::thread::current().id() => r.take(),
-                _ => None,
-            }
-        };
-        let Some(rec) = rec else { return Ok(Replay::Direct) };
+        let Some(rec) = self.take_own() else { return Ok(Replay::Direct) };
         if direct || rec.issues.is_empty() {
             rec.issues.into_iter().try_for_each(|issue| issue(stream))?;
             return Ok(Replay::Direct);
@@ -244,6 +230,16 @@ impl GraphCache {
         let exec = cached.insert(rec.names, rec.key, |exec| exec.update(&graph), || instantiate(stream, &graph))?;
         exec.launch()?;
         Ok(Replay::Captured)
+    }
+
+    /// Takes the recording if the calling thread is the one recording (another thread's
+    /// recording stays).
+    fn take_own(&self) -> Option<Recording> {
+        let mut r = self.recording.lock().unwrap_or_else(|p| p.into_inner());
+        match r.as_ref() {
+            Some(rec) if rec.thread == std::thread::current().id() => r.take(),
+            _ => None,
+        }
     }
 
     /// Drops every cached graph.
