@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use ramus_kernels::collision::Bgk;
+use ramus_kernels::collision::{Bgk, Trt};
 use ramus_kernels::registry::Entry;
 use ramus_kernels::stream::StreamCollide;
 use ramus_kernels::{D2Q9, D3Q19};
@@ -23,19 +23,27 @@ use crate::error::{Error, Result};
 
 /// Register caps (PTX `.maxnreg`) of entry points whose occupancy, and with it the
 /// number of loads in flight, the cap raises more than its spills cost. Measured on the
-/// H100 against the uncapped kernel, other caps and the neighbouring lattices
-/// (BENCHMARKS.md, eleventh session): the odd AA step of D2Q9 f32 at 56 registers
-/// (71 without: 9 CTAs of 128 threads per SM instead of 7; +1.7 % on the uniform
-/// benchmark) and of D3Q19 f32 at 96 (128 without: 5 CTAs instead of 4; +2 %). Other
-/// caps measured and not kept: D2Q9 64 and 48, D3Q19 112, 80 and 64, D3Q27 144, 128,
-/// 96 and 80 (none better, the lower ones slower). Entries not listed (other operators,
-/// f64) are not measured and stay uncapped. Every GPU from Volta to Hopper has 64 K
-/// registers per SM, so a cap buys the same CTAs per SM on each; only the H100 is measured.
-/// (`ptxas -v` on the whole PTX file, as `scripts/gpu-check.sh run` prints it, shows these
-/// entries uncapped: the cap is added to the module when it is loaded.)
-pub(crate) const REGISTER_CAPS: [(&str, u32); 2] = [
+/// H100 against the uncapped kernel and other caps, on the uniform benchmark
+/// (BENCHMARKS.md, eleventh session); in parentheses the registers without a cap and the
+/// CTAs of 128 threads per SM without and with it:
+/// - odd AA step, BGK, f32: D2Q9 56 (71; 7 → 9; +1.7 %), D3Q19 96 (128; 4 → 5; +2 %);
+/// - odd AA step, TRT, f32: D2Q9 56 (74; 6 → 9; +2.8 %), D3Q19 96 (145; 3 → 5; +5.4 %);
+/// - odd AA step, BGK, f64: D2Q9 80 (96; 5 → 6; +0.9 %), D3Q19 168 (184; 2 → 3; +4.7 %).
+///
+/// Measured and not kept (none better, the lower ones slower): D2Q9 f32 64, 48, 40;
+/// D3Q19 f32 112, 80, 64; D3Q27 f32 144, 128, 96, 80 (BGK), 128 (TRT); D2Q9 f64 72;
+/// D3Q19 f64 128; D3Q27 f64 168, 128. Entries not listed (other operators, the even
+/// step) are not measured or not helped, and stay uncapped. Every GPU from Volta to Hopper
+/// has 64 K registers per SM, so a cap buys the same CTAs per SM on each; only the H100
+/// is measured. (`ptxas -v` on the whole PTX file, as `scripts/gpu-check.sh run` prints
+/// it, shows these entries uncapped: the cap is added to the module when it is loaded.)
+pub(crate) const REGISTER_CAPS: [(&str, u32); 6] = [
     (<StreamCollide<D2Q9, f32, Bgk, true> as Entry>::ENTRY, 56),
     (<StreamCollide<D3Q19, f32, Bgk, true> as Entry>::ENTRY, 96),
+    (<StreamCollide<D2Q9, f32, Trt, true> as Entry>::ENTRY, 56),
+    (<StreamCollide<D3Q19, f32, Trt, true> as Entry>::ENTRY, 96),
+    (<StreamCollide<D2Q9, f64, Bgk, true> as Entry>::ENTRY, 80),
+    (<StreamCollide<D3Q19, f64, Bgk, true> as Entry>::ENTRY, 168),
 ];
 
 const ENTRY: &str = "\n.visible .entry ";
