@@ -24,7 +24,10 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::Parser;
-use ramus::{Backend, Boundary, Dim, Face, Fluid, Forest, ForestConfig, LatticeKind, Precision, VelocitySet};
+use ramus::{
+    Backend, Boundary, Dim, Face, Fluid, Forest, ForestConfig, Half, LatticeKind, Native, PoolStorage, Precision,
+    StorageKind, VelocitySet,
+};
 use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
 
 #[path = "support/mod.rs"]
@@ -62,7 +65,8 @@ struct Args {
     #[arg(long)]
     out: Option<std::path::PathBuf>,
     /// Run only these cases, e.g. `--only d3q19-f32 --only d2q9` (prefix match on
-    /// `<lattice>-<precision>`); all six when absent.
+    /// `<lattice>-<precision>[-f16]`, `-f16` for 16-bit storage of f32 arithmetic); all
+    /// nine when absent.
     #[arg(long)]
     only: Vec<String>,
     #[command(flatten)]
@@ -120,6 +124,7 @@ impl Plan {
 struct Row {
     lattice: LatticeKind,
     precision: Precision,
+    storage: StorageKind,
     grid: String,
     outcome: Result<Measured, String>,
 }
@@ -143,7 +148,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// A fully periodic box of `n` cells per side with a small shear-wave velocity field.
-fn run_case<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>(
+fn run_case<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float, S: PoolStorage<F>>(
     backend: Backend,
     n: usize,
     plan: &Plan,
@@ -157,7 +162,7 @@ fn run_case<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>(
     for face in Face::ALL {
         config = config.boundary(face, Boundary::Periodic);
     }
-    let mut forest = Forest::<D, Q, F>::new(config).context("building the forest")?;
+    let mut forest = Forest::<D, Q, F, S>::new(config).context("building the forest")?;
     let k = 2.0 * std::f64::consts::PI / n as f64;
     let dim = D::D;
     forest
@@ -200,18 +205,38 @@ fn run_case<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>(
     Ok(Measured { mlups: median(rates), parity_mlups, steps, device: forest.device_name() })
 }
 
-fn run_kind(backend: Backend, lattice: LatticeKind, precision: Precision, plan: &Plan) -> Row {
+fn run_kind(
+    backend: Backend,
+    lattice: LatticeKind,
+    (precision, storage): (Precision, StorageKind),
+    plan: &Plan,
+) -> Row {
+    use LatticeKind::{D2Q9 as Q9, D3Q19 as Q19, D3Q27 as Q27};
+    use Precision::{F32, F64};
+    use StorageKind::{Native as N, F16};
     let (n, steps) = if lattice.dim() == 2 { (plan.n2, plan.steps2) } else { (plan.n3, plan.steps3) };
     let grid = if lattice.dim() == 2 { format!("{n}²") } else { format!("{n}³") };
-    let outcome = match (lattice, precision) {
-        (LatticeKind::D2Q9, Precision::F32) => run_case::<D2, D2Q9, f32>(backend, n, plan, steps),
-        (LatticeKind::D2Q9, Precision::F64) => run_case::<D2, D2Q9, f64>(backend, n, plan, steps),
-        (LatticeKind::D3Q19, Precision::F32) => run_case::<D3, D3Q19, f32>(backend, n, plan, steps),
-        (LatticeKind::D3Q19, Precision::F64) => run_case::<D3, D3Q19, f64>(backend, n, plan, steps),
-        (LatticeKind::D3Q27, Precision::F32) => run_case::<D3, D3Q27, f32>(backend, n, plan, steps),
-        (LatticeKind::D3Q27, Precision::F64) => run_case::<D3, D3Q27, f64>(backend, n, plan, steps),
+    let outcome = match (lattice, precision, storage) {
+        (Q9, F32, N) => run_case::<D2, D2Q9, f32, Native>(backend, n, plan, steps),
+        (Q9, F32, F16) => run_case::<D2, D2Q9, f32, Half>(backend, n, plan, steps),
+        (Q9, F64, N) => run_case::<D2, D2Q9, f64, Native>(backend, n, plan, steps),
+        (Q19, F32, N) => run_case::<D3, D3Q19, f32, Native>(backend, n, plan, steps),
+        (Q19, F32, F16) => run_case::<D3, D3Q19, f32, Half>(backend, n, plan, steps),
+        (Q19, F64, N) => run_case::<D3, D3Q19, f64, Native>(backend, n, plan, steps),
+        (Q27, F32, N) => run_case::<D3, D3Q27, f32, Native>(backend, n, plan, steps),
+        (Q27, F32, F16) => run_case::<D3, D3Q27, f32, Half>(backend, n, plan, steps),
+        (Q27, F64, N) => run_case::<D3, D3Q27, f64, Native>(backend, n, plan, steps),
+        (_, F64, F16) => Err(anyhow::anyhow!("f16 storage needs f32 arithmetic")),
     };
-    Row { lattice, precision, grid, outcome: outcome.map_err(|e| format!("{e:#}")) }
+    Row { lattice, precision, storage, grid, outcome: outcome.map_err(|e| format!("{e:#}")) }
+}
+
+/// The precision column: `f32`, `f64`, or `f32/f16` (f32 arithmetic, f16 storage).
+fn precision_name(precision: Precision, storage: StorageKind) -> String {
+    match storage {
+        StorageKind::Native => precision.to_string(),
+        s => format!("{precision}/{s}"),
+    }
 }
 
 /// Host copy bandwidth (read + write counted), all threads copying disjoint chunks; the
@@ -265,21 +290,29 @@ fn run(args: Args) -> anyhow::Result<bool> {
     eprintln!("copy bandwidth: {:.1} GB/s (read + write)", bandwidth / 1e9);
 
     let kinds = [LatticeKind::D2Q9, LatticeKind::D3Q19, LatticeKind::D3Q27];
-    let precisions = [Precision::F32, Precision::F64];
+    let precisions = [
+        (Precision::F32, StorageKind::Native),
+        (Precision::F64, StorageKind::Native),
+        (Precision::F32, StorageKind::F16),
+    ];
     let mut rows = Vec::new();
     for &lattice in &kinds {
-        for &precision in &precisions {
-            let case = format!("{lattice}-{precision}");
+        for &(precision, storage) in &precisions {
+            let case = match storage {
+                StorageKind::Native => format!("{lattice}-{precision}"),
+                s => format!("{lattice}-{precision}-{s}"),
+            };
             if !args.only.is_empty() && !args.only.iter().any(|o| case.starts_with(o.as_str())) {
                 continue;
             }
-            let row = run_kind(backend, lattice, precision, &plan);
+            let row = run_kind(backend, lattice, (precision, storage), &plan);
+            let name = precision_name(precision, storage);
             match &row.outcome {
                 Ok(m) => eprintln!(
-                    "{lattice} {precision} {}: {:.0} MLUPS ({} steps x {} runs)",
+                    "{lattice} {name} {}: {:.0} MLUPS ({} steps x {} runs)",
                     row.grid, m.mlups, m.steps, plan.reps
                 ),
-                Err(e) => eprintln!("{lattice} {precision} {}: error: {e}", row.grid),
+                Err(e) => eprintln!("{lattice} {name} {}: error: {e}", row.grid),
             }
             rows.push(row);
         }
@@ -299,7 +332,7 @@ fn run(args: Args) -> anyhow::Result<bool> {
     )?;
     writeln!(
         md,
-        "Collision: {}, LES: {}. Limit = copy bandwidth / (2 · Q · sizeof(F)).",
+        "Collision: {}, LES: {}. Limit = copy bandwidth / (2 · Q · bytes per stored population).",
         plan.collision.name(),
         plan.les.name()
     )?;
@@ -309,13 +342,14 @@ fn run(args: Args) -> anyhow::Result<bool> {
     writeln!(md, "|---|---|---|---:|---:|---:|---:|---:|")?;
     let mut failed = false;
     for r in &rows {
-        let limit = bandwidth / (2.0 * r.lattice.q() as f64 * r.precision.bytes() as f64) / 1e6;
+        let bytes = r.storage.bytes(r.precision).unwrap_or(r.precision.bytes());
+        let limit = bandwidth / (2.0 * r.lattice.q() as f64 * bytes as f64) / 1e6;
         match &r.outcome {
             Ok(m) => writeln!(
                 md,
                 "| {} | {} | {} | {:.0} | {:.0} | {:.1}% | {:.1}% | {:.1}% |",
                 r.lattice,
-                r.precision,
+                precision_name(r.precision, r.storage),
                 r.grid,
                 m.mlups,
                 limit,
@@ -329,7 +363,7 @@ fn run(args: Args) -> anyhow::Result<bool> {
                     md,
                     "| {} | {} | {} | error: {} | {:.0} | – | – | – |",
                     r.lattice,
-                    r.precision,
+                    precision_name(r.precision, r.storage),
                     r.grid,
                     e.replace('|', "/"),
                     limit

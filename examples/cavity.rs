@@ -47,6 +47,9 @@
 //! stability guard stopped the run: only `summary.json` is written, with `"status":
 //! "diverged"` and the step, level and position), 130 interrupted by SIGINT/SIGTERM
 //! (checkpoint and outputs written, `"status": "interrupted"`).
+// The summary is one `serde_json::json!` object with more keys than its default
+// recursion limit allows.
+#![recursion_limit = "256"]
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,8 +60,8 @@ use clap::Parser;
 use ramus::cases::cavity::{Cavity, Centerlines};
 use ramus::config::{Scales, Units};
 use ramus::{
-    Backend, Criterion, Dim, Float, Forest, ForestConfig, Interpolation, LatticeKind, Precision, Refinement,
-    VelocitySet,
+    Backend, Criterion, Dim, Float, Forest, ForestConfig, Half, Interpolation, LatticeKind, Native, PoolStorage,
+    Precision, Refinement, StorageKind, VelocitySet,
 };
 use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
 use serde::{Deserialize, Serialize};
@@ -103,6 +106,10 @@ struct Args {
     /// Floating-point precision: f32 or f64.
     #[arg(long, default_value = "f32")]
     precision: String,
+    /// Storage of the populations: native (the precision's own) or f16 (IEEE half of f32
+    /// arithmetic: half the memory traffic).
+    #[arg(long, default_value = "native")]
+    storage: String,
     /// Reynolds number U_lid n / ν.
     #[arg(long, default_value_t = 100.0, allow_negative_numbers = true)]
     re: f64,
@@ -182,6 +189,7 @@ struct Setup {
     config: ForestConfig,
     lattice: LatticeKind,
     precision: Precision,
+    storage: StorageKind,
     steps: u64,
     out: PathBuf,
     profile: bool,
@@ -212,6 +220,8 @@ impl Args {
         let default_lattice = if self.dim == 2 { "d2q9" } else { "d3q19" };
         let lattice = LatticeKind::for_dimension(self.dim, self.lattice.as_deref().unwrap_or(default_lattice))?;
         let precision: Precision = self.precision.parse()?;
+        let storage: StorageKind = self.storage.parse()?;
+        storage.bytes(precision)?;
         let backend: Backend = self.backend.parse()?;
         let scales = self.units.map(|u| u.scales(self.n as f64, self.lid)).transpose()?;
         let (re, lid) = scales.map_or((self.re, self.lid), |s| (s.reynolds, s.lattice_velocity));
@@ -259,6 +269,7 @@ impl Args {
             config,
             lattice,
             precision,
+            storage,
             steps,
             out: self.out,
             profile: self.profile,
@@ -271,17 +282,23 @@ impl Args {
     }
 }
 
-/// Picks the compile-time forest type for the run-time lattice and precision.
+/// Picks the compile-time forest type for the run-time lattice, precision and storage.
 fn dispatch(s: &Setup) -> Result<Outcome> {
     use LatticeKind as L;
     use Precision::{F32, F64};
-    match (s.lattice, s.precision) {
-        (L::D2Q9, F32) => run::<D2, D2Q9, f32>(s),
-        (L::D2Q9, F64) => run::<D2, D2Q9, f64>(s),
-        (L::D3Q19, F32) => run::<D3, D3Q19, f32>(s),
-        (L::D3Q19, F64) => run::<D3, D3Q19, f64>(s),
-        (L::D3Q27, F32) => run::<D3, D3Q27, f32>(s),
-        (L::D3Q27, F64) => run::<D3, D3Q27, f64>(s),
+    use StorageKind::{Native as N, F16};
+    match (s.lattice, s.precision, s.storage) {
+        (L::D2Q9, F32, N) => run::<D2, D2Q9, f32, Native>(s),
+        (L::D2Q9, F32, F16) => run::<D2, D2Q9, f32, Half>(s),
+        (L::D2Q9, F64, N) => run::<D2, D2Q9, f64, Native>(s),
+        (L::D3Q19, F32, N) => run::<D3, D3Q19, f32, Native>(s),
+        (L::D3Q19, F32, F16) => run::<D3, D3Q19, f32, Half>(s),
+        (L::D3Q19, F64, N) => run::<D3, D3Q19, f64, Native>(s),
+        (L::D3Q27, F32, N) => run::<D3, D3Q27, f32, Native>(s),
+        (L::D3Q27, F32, F16) => run::<D3, D3Q27, f32, Half>(s),
+        (L::D3Q27, F64, N) => run::<D3, D3Q27, f64, Native>(s),
+        // Refused by `StorageKind::bytes` in `validate`.
+        (_, F64, F16) => bail!("f16 storage needs f32 arithmetic"),
     }
 }
 
@@ -299,29 +316,31 @@ fn profile_bits(c: &Centerlines) -> Vec<u64> {
 }
 
 /// Builds the forest, or loads it from `--restart` (checking that it holds this case).
-fn start<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<(Forest<D, Q, F>, History)> {
+fn start<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
+    s: &Setup,
+) -> Result<(Forest<D, Q, F, S>, History)> {
     let Some(path) = &s.restart else {
-        let mut forest = Forest::<D, Q, F>::new(s.config.clone())?;
+        let mut forest = Forest::<D, Q, F, S>::new(s.config.clone())?;
         let mass0 = forest.leaf_cells()?.mass(D::D)?;
         return Ok((forest, History { mass0: mass0.to_bits(), before_last_pass: None }));
     };
-    let (forest, data) = Forest::<D, Q, F>::restart_with(path, s.config.backend)?;
+    let (forest, data) = Forest::<D, Q, F, S>::restart_with(path, s.config.backend)?;
     support::check_restart(path, forest.config(), &s.config, forest.steps(), s.steps)?;
     let history = serde_json::from_slice(&data).with_context(|| format!("the cavity history in {}", path.display()))?;
     Ok((forest, history))
 }
 
-/// Runs the cavity on a `Forest<D, Q, F>`, prints a summary and writes the outputs.
-fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> {
+/// Runs the cavity on a `Forest<D, Q, F, S>`, prints a summary and writes the outputs.
+fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) -> Result<Outcome> {
     let interrupt = Interrupt::install()?;
-    let (mut forest, mut history) = start::<D, Q, F>(s)?;
+    let (mut forest, mut history) = start::<D, Q, F, S>(s)?;
     forest.set_profiling(s.profile);
     forest.set_launch_graphs(!s.no_graphs);
     let steps = s.steps;
     let dim = D::D;
     let first_step = forest.steps();
     let checkpoint = support::checkpoint_path(&s.out);
-    let save = |forest: &mut Forest<D, Q, F>, history: &History| -> Result<()> {
+    let save = |forest: &mut Forest<D, Q, F, S>, history: &History| -> Result<()> {
         forest.checkpoint_with(&checkpoint, &serde_json::to_vec(history)?)?;
         Ok(())
     };
@@ -431,10 +450,11 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
     let r = &s.config.refinement;
     let done = forest.steps();
     println!(
-        "cavity {}D {} {}: n = {}, Re = {}, lid = {}, tau = {:.4}, levels = {}, collision {}, les {}",
+        "cavity {}D {} {}{}: n = {}, Re = {}, lid = {}, tau = {:.4}, levels = {}, collision {}, les {}",
         c.dim,
         s.lattice,
         s.precision,
+        if s.storage == StorageKind::Native { String::new() } else { format!(" ({} storage)", s.storage) },
         c.n,
         c.re,
         c.lid,
@@ -507,6 +527,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         "device": forest.device_name(),
         "lattice": s.lattice.to_string(),
         "precision": s.precision.to_string(),
+        "storage": s.storage.to_string(),
         "dim": c.dim,
         "n": c.n,
         "re": c.re,
@@ -569,9 +590,9 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
 }
 
 /// Centreline profiles, sampled at the finest level's cell spacing.
-fn centerlines<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
+fn centerlines<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
     c: &Cavity,
-    forest: &mut Forest<D, Q, F>,
+    forest: &mut Forest<D, Q, F, S>,
 ) -> Result<Centerlines> {
     let per_side = c.n << (forest.config().refinement.levels - 1);
     Ok(c.centerlines_sampled(per_side, |p| forest.sample(p).map(|v| v.into_iter().map(|(_, u)| u).collect()))?)

@@ -48,7 +48,9 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use ramus::cases::cylinder::{Cylinder, Inlet};
 use ramus::cases::shedding::{mean_over_periods, strouhal};
-use ramus::{Backend, Float, Forest, ForestConfig, Interpolation, Precision, D2, D2Q9};
+use ramus::{
+    Backend, Float, Forest, ForestConfig, Half, Interpolation, Native, PoolStorage, Precision, StorageKind, D2, D2Q9,
+};
 use serde::{Deserialize, Serialize};
 
 #[path = "support/mod.rs"]
@@ -117,6 +119,10 @@ struct Args {
     /// Floating-point precision: f32 or f64.
     #[arg(long, default_value = "f64")]
     precision: String,
+    /// Storage of the populations: native (the precision's own) or f16 (IEEE half of f32
+    /// arithmetic).
+    #[arg(long, default_value = "native")]
+    storage: String,
     /// Where to run: auto (CUDA if available, else CPU), cpu or cuda.
     #[arg(long, default_value = "auto")]
     backend: String,
@@ -156,6 +162,7 @@ struct Setup {
     case: Cylinder,
     config: ForestConfig,
     precision: Precision,
+    storage: StorageKind,
     time: f64,
     window: f64,
     steps: u64,
@@ -176,9 +183,12 @@ fn main() -> ExitCode {
             return ExitCode::from(support::exit_code_of(&e, true));
         }
     };
-    let result = match setup.precision {
-        Precision::F32 => run::<f32>(&setup),
-        Precision::F64 => run::<f64>(&setup),
+    let result = match (setup.precision, setup.storage) {
+        (Precision::F32, StorageKind::Native) => run::<f32, Native>(&setup),
+        (Precision::F32, StorageKind::F16) => run::<f32, Half>(&setup),
+        (Precision::F64, StorageKind::Native) => run::<f64, Native>(&setup),
+        // Refused by `StorageKind::bytes` in `validate`.
+        (Precision::F64, StorageKind::F16) => Err(anyhow::anyhow!("f16 storage needs f32 arithmetic")),
     };
     support::exit(result)
 }
@@ -227,7 +237,9 @@ impl Args {
         if self.checkpoint_every == Some(0) {
             bail!("invalid checkpoint_every = 0: at least 1 root step between checkpoints");
         }
-        let precision = self.precision.parse()?;
+        let precision: Precision = self.precision.parse()?;
+        let storage: StorageKind = self.storage.parse()?;
+        storage.bytes(precision)?;
         support::prepare_out(&self.out, &RESULTS)?;
         support::remove_series(&self.out, &["fields", "cylinder"])?;
         support::write_case_file(
@@ -240,6 +252,7 @@ impl Args {
             case,
             config,
             precision,
+            storage,
             time: self.time,
             window: self.window,
             steps,
@@ -263,23 +276,23 @@ struct History {
 
 /// Builds and initialises the forest, or loads it from `--restart` (checking that it
 /// holds this case).
-fn start<F: Float>(s: &Setup) -> Result<(Forest<D2, D2Q9, F>, History)> {
+fn start<F: Float, S: PoolStorage<F>>(s: &Setup) -> Result<(Forest<D2, D2Q9, F, S>, History)> {
     let c = &s.case;
     let Some(path) = &s.restart else {
-        let mut forest = Forest::<D2, D2Q9, F>::new(s.config.clone())?;
+        let mut forest = Forest::<D2, D2Q9, F, S>::new(s.config.clone())?;
         forest.initialize(|x| c.initial_state(x))?;
         return Ok((forest, History::default()));
     };
-    let (forest, data) = Forest::<D2, D2Q9, F>::restart_with(path, s.config.backend)?;
+    let (forest, data) = Forest::<D2, D2Q9, F, S>::restart_with(path, s.config.backend)?;
     support::check_restart(path, forest.config(), &s.config, forest.steps(), s.steps)?;
     let history = serde_json::from_slice(&data).with_context(|| format!("the force history in {}", path.display()))?;
     Ok((forest, history))
 }
 
-fn run<F: Float>(s: &Setup) -> Result<Outcome> {
+fn run<F: Float, S: PoolStorage<F>>(s: &Setup) -> Result<Outcome> {
     let c = &s.case;
     let interrupt = Interrupt::install()?;
-    let (mut forest, mut history) = start::<F>(s)?;
+    let (mut forest, mut history) = start::<F, S>(s)?;
     let steps = s.steps;
     let first_step = forest.steps();
     println!(
@@ -301,7 +314,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         forest.device_name()
     );
     let checkpoint = support::checkpoint_path(&s.out);
-    let save = |forest: &mut Forest<D2, D2Q9, F>, history: &History| -> Result<()> {
+    let save = |forest: &mut Forest<D2, D2Q9, F, S>, history: &History| -> Result<()> {
         forest.checkpoint_with(&checkpoint, &serde_json::to_vec(history)?)?;
         Ok(())
     };
@@ -421,6 +434,7 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
         "root_steps_requested": steps,
         "restarted_at_step": (first_step > 0).then_some(first_step),
         "precision": F::NAME,
+        "storage": s.storage.to_string(),
         "backend": forest.backend().to_string(),
         "device": forest.device_name(),
         "cd_mean": cd_mean,

@@ -205,6 +205,10 @@ run() {
             step "amr2d" "$out/amr2d.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" \
                 "$bundle_dir/cavity" --dim 2 --n 128 --levels 4 --re 1000 --lid 0.05 --n-start -3 --n-inc 1 \
                 --steps 8192 --precision f32 --backend cuda --no-vtu --out "$out/amr2d"
+            # The 3D AMR benchmark with 16-bit storage of the populations.
+            step "amr3d-f16" "$out/amr3d-f16.log" "${GPU_CHECK_BENCH_TIMEOUT:-180}" \
+                "$bundle_dir/cavity" --dim 3 --n 64 --levels 4 --re 1000 --lid 0.05 --n-start -3 --n-inc 1 \
+                --steps 512 --precision f32 --storage f16 --backend cuda --no-vtu --out "$out/amr3d-f16"
         fi
         # The example's checkpoints on the GPU (2D cavity, 3 adaptive levels, f64): run to
         # step 2000, versus run to 1000 with a checkpoint and restarted to 2000 on CUDA and

@@ -41,13 +41,13 @@ const N: usize = 128;
 const LID: f64 = 0.15;
 
 /// One column of a Ghia table: coordinates and values.
-struct Table {
+pub(crate) struct Table {
     coords: Vec<f64>,
     values: Vec<f64>,
 }
 
 /// Reads `column` (e.g. `u_Re100`) of a CSV in `tests/data/`, skipping `#` comment lines.
-fn read_column(file: &str, column: &str) -> Table {
+pub(crate) fn read_column(file: &str, column: &str) -> Table {
     let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
     let mut rows = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
@@ -72,7 +72,7 @@ fn read_column(file: &str, column: &str) -> Table {
 
 /// Largest |profile − table| over the table's interior points (the wall end points 0 and
 /// 1 match by construction), skipping `excluded` coordinates; returns it with its place.
-fn max_deviation(profile: &Profile, table: &Table, excluded: &[f64]) -> (f64, f64) {
+pub(crate) fn max_deviation(profile: &Profile, table: &Table, excluded: &[f64]) -> (f64, f64) {
     let mut worst = (0.0, f64::NAN);
     let mut used = 0;
     for (&s, &value) in table.coords.iter().zip(&table.values) {

@@ -3,7 +3,10 @@
 //! 2D and 3D; damaged or foreign files give named errors.
 
 use ramus::cases::cavity::Cavity;
-use ramus::{Backend, CheckpointProblem, Criterion, Error, Float, Forest, ForestConfig, Les, Refinement, VelocitySet};
+use ramus::{
+    Backend, CheckpointProblem, Criterion, Error, Float, Forest, ForestConfig, Half, Les, Native, PoolStorage,
+    Refinement, VelocitySet,
+};
 use ramus::{Dim, D2, D2Q9, D3, D3Q19};
 
 fn amr_cavity(dim: u32, n: usize, levels: usize) -> ForestConfig {
@@ -25,26 +28,30 @@ fn scratch(name: &str) -> std::path::PathBuf {
 
 /// Distributions equal bit for bit; pools of different capacity must agree on the common
 /// prefix and hold nothing beyond it.
-fn assert_same_pool<F: Float>(a: &[F], b: &[F]) {
+fn assert_same_pool<F: Float, S: PoolStorage<F>>(a: &[S::Elem], b: &[S::Elem]) {
     let n = a.len().min(b.len());
-    let bits = |x: &[F]| -> Vec<u64> { x.iter().map(|v| v.to_f64().to_bits()).collect() };
+    let bits = |x: &[S::Elem]| -> Vec<u64> { x.iter().map(|v| S::widen(*v).to_f64().to_bits()).collect() };
     assert!(bits(&a[..n]) == bits(&b[..n]), "distributions differ");
     for rest in [&a[n..], &b[n..]] {
-        assert!(rest.iter().all(|x| x.to_f64() == 0.0), "pool tail beyond the common part is not empty");
+        assert!(rest.iter().all(|x| S::widen(*x).to_f64() == 0.0), "pool tail beyond the common part is not empty");
     }
 }
 
-fn restart_is_bitwise<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(config: ForestConfig, total: u64, name: &str) {
+fn restart_is_bitwise<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
+    config: ForestConfig,
+    total: u64,
+    name: &str,
+) {
     let path = scratch(name);
-    let mut whole = Forest::<D, Q, F>::new(config.clone()).expect("forest");
+    let mut whole = Forest::<D, Q, F, S>::new(config.clone()).expect("forest");
     whole.advance(total).expect("uninterrupted run");
 
-    let mut first = Forest::<D, Q, F>::new(config).expect("forest");
+    let mut first = Forest::<D, Q, F, S>::new(config).expect("forest");
     first.advance(total / 2).expect("first half");
     let blocks_at_checkpoint = first.blocks_per_level();
     first.checkpoint_with(&path, b"example state").expect("checkpoint");
     drop(first);
-    let (mut second, user) = Forest::<D, Q, F>::restart_with(&path, Backend::Cpu).expect("restart");
+    let (mut second, user) = Forest::<D, Q, F, S>::restart_with(&path, Backend::Cpu).expect("restart");
     assert_eq!(user, b"example state");
     assert_eq!(second.steps(), total / 2);
     second.advance(total - total / 2).expect("second half");
@@ -52,7 +59,7 @@ fn restart_is_bitwise<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(config: ForestC
     assert_ne!(blocks_at_checkpoint, whole.blocks_per_level(), "the mesh adapted after the checkpoint");
     assert_eq!(second.steps(), whole.steps());
     assert_eq!(second.blocks_per_level(), whole.blocks_per_level());
-    assert_same_pool(&whole.distributions().unwrap(), &second.distributions().unwrap());
+    assert_same_pool::<F, S>(&whole.distributions().unwrap(), &second.distributions().unwrap());
     let (a, b) = (whole.leaf_cells().unwrap(), second.leaf_cells().unwrap());
     assert_eq!(a, b, "leaf cells (outputs) differ");
     std::fs::remove_dir_all(path.parent().unwrap()).ok();
@@ -60,7 +67,7 @@ fn restart_is_bitwise<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(config: ForestC
 
 #[test]
 fn restart_continues_a_2d_amr_run_bitwise() {
-    restart_is_bitwise::<D2, D2Q9, f64>(amr_cavity(2, 32, 3), 160, "2d");
+    restart_is_bitwise::<D2, D2Q9, f64, Native>(amr_cavity(2, 32, 3), 160, "2d");
 }
 
 /// Under a gradient LES model the cells carry their eddy viscosities, which the grid
@@ -69,7 +76,36 @@ fn restart_continues_a_2d_amr_run_bitwise() {
 #[test]
 fn restart_continues_a_2d_amr_wale_run_bitwise() {
     let config = amr_cavity(2, 32, 3).les(Les::Wale { constant: Les::WALE });
-    restart_is_bitwise::<D2, D2Q9, f64>(config, 160, "2d-wale");
+    restart_is_bitwise::<D2, D2Q9, f64, Native>(config, 160, "2d-wale");
+}
+
+/// 16-bit storage (`ramus::Half`): the checkpoint holds the stored bit patterns, so the
+/// run continues bitwise; a native forest refuses the file by name, and vice versa.
+#[test]
+fn restart_continues_a_2d_amr_run_with_f16_storage_bitwise() {
+    restart_is_bitwise::<D2, D2Q9, f32, Half>(amr_cavity(2, 32, 3), 160, "2d-f16");
+}
+
+#[test]
+fn f16_and_native_checkpoints_are_told_apart() {
+    let path = scratch("f16-kind");
+    let mut half = Forest::<D2, D2Q9, f32, Half>::new(amr_cavity(2, 16, 2)).expect("forest");
+    half.advance(4).expect("advance");
+    half.checkpoint(&path).expect("checkpoint");
+    match Forest::<D2, D2Q9, f32>::restart(&path, Backend::Cpu) {
+        Err(Error::Checkpoint { problem: CheckpointProblem::WrongForest { found, expected }, .. }) => {
+            assert!(found.contains("f16 storage") && !expected.contains("storage"), "{found} / {expected}");
+        }
+        Err(e) => panic!("expected WrongForest, got {e}"),
+        Ok(_) => panic!("an f16-storage checkpoint restarted with f32 storage"),
+    }
+    let mut native = Forest::<D2, D2Q9, f32>::new(amr_cavity(2, 16, 2)).expect("forest");
+    native.checkpoint(&path).expect("checkpoint");
+    assert!(matches!(
+        Forest::<D2, D2Q9, f32, Half>::restart(&path, Backend::Cpu),
+        Err(Error::Checkpoint { problem: CheckpointProblem::WrongForest { .. }, .. })
+    ));
+    std::fs::remove_dir_all(path.parent().unwrap()).ok();
 }
 
 /// A parabolic inlet (x_min) and an outlet (x_max) on the adapting cavity: the restart
@@ -81,7 +117,7 @@ fn restart_continues_a_2d_amr_run_with_a_parabolic_inlet_bitwise() {
     let config = amr_cavity(2, 32, 3)
         .boundary(Face::XMin, Boundary::parabolic([0.05, 0.0, 0.0]))
         .boundary(Face::XMax, Boundary::OUTLET);
-    restart_is_bitwise::<D2, D2Q9, f64>(config, 160, "2d-inlet");
+    restart_is_bitwise::<D2, D2Q9, f64, Native>(config, 160, "2d-inlet");
 }
 
 /// A rotating disc under interpolated bounce-back in the adapting cavity: the restart
@@ -92,7 +128,7 @@ fn restart_continues_a_2d_amr_run_with_curved_walls_bitwise() {
     use ramus::{Obstacle, Shape, Walls};
     let disc = Obstacle::from(Shape::circle([20.0, 13.0, 0.0], 4.3)).rotating([0.0, 0.0, 0.01]);
     let config = amr_cavity(2, 32, 3).obstacle(disc).walls(Walls::Interpolated);
-    restart_is_bitwise::<D2, D2Q9, f64>(config.clone(), 160, "2d-curved");
+    restart_is_bitwise::<D2, D2Q9, f64, Native>(config.clone(), 160, "2d-curved");
 
     let path = scratch("2d-curved-force");
     let mut whole = Forest::<D2, D2Q9, f64>::new(config.clone()).expect("forest");
@@ -111,7 +147,7 @@ fn restart_continues_a_2d_amr_run_with_curved_walls_bitwise() {
 
 #[test]
 fn restart_continues_a_3d_amr_run_bitwise() {
-    restart_is_bitwise::<D3, D3Q19, f32>(amr_cavity(3, 16, 3), 64, "3d");
+    restart_is_bitwise::<D3, D3Q19, f32, Native>(amr_cavity(3, 16, 3), 64, "3d");
 }
 
 fn checkpoint_problem(r: Result<Forest<D2, D2Q9, f64>, Error>) -> CheckpointProblem {
@@ -169,5 +205,5 @@ fn restart_continues_a_3d_amr_run_with_an_stl_body_bitwise() {
     let path = file("checkpoint-torus.stl", &binary(&torus(1.0, 0.4, 32, 16)));
     let body = ramus::SurfaceBody::new(&path, [8.0, 7.0, 8.0], 8.0);
     let config = amr_cavity(3, 16, 3).surface(body).walls(ramus::Walls::Interpolated);
-    restart_is_bitwise::<D3, D3Q19, f32>(config, 32, "3d-stl");
+    restart_is_bitwise::<D3, D3Q19, f32, Native>(config, 32, "3d-stl");
 }

@@ -10,11 +10,17 @@
 //! ≤ 1e-5 (f32).
 
 use ramus::cases::cavity::Cavity;
-use ramus::{Backend, Boundary, Dim, Face, Fluid, Forest, ForestConfig, Real, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
+use ramus::{
+    Backend, Boundary, Dim, Face, Fluid, Forest, ForestConfig, Half, Native, PoolStorage, VelocitySet, D2, D2Q9, D3,
+    D3Q19, D3Q27,
+};
 
-/// Acceptance tolerance on max |f_cpu − f_cuda|.
-fn tolerance<F: Real>() -> f64 {
-    if F::NAME == "f64" {
+/// Acceptance tolerance on max |f_cpu − f_cuda|: none for 16-bit storage (both backends
+/// round to nearest even, `ramus_kernels::storage`, so any difference is a bug).
+fn tolerance<F: ramus::Float, S: PoolStorage<F>>() -> f64 {
+    if !S::NAME.is_empty() {
+        0.0
+    } else if F::NAME == "f64" {
         1e-12
     } else {
         1e-5
@@ -49,9 +55,12 @@ struct Comparison {
 
 /// Runs `steps` steps of `config` from [`initial_state`] on the CPU and on CUDA and
 /// compares the raw distribution pools and the macroscopic fields.
-fn compare<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>(config: &ForestConfig, steps: u64) -> Comparison {
+fn compare<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float, S: PoolStorage<F>>(
+    config: &ForestConfig,
+    steps: u64,
+) -> Comparison {
     let run = |backend: Backend| {
-        let mut forest = Forest::<D, Q, F>::new(config.clone().backend(backend)).expect("building the forest");
+        let mut forest = Forest::<D, Q, F, S>::new(config.clone().backend(backend)).expect("building the forest");
         assert_eq!(forest.backend(), backend, "forest built on the wrong backend");
         forest.initialize(initial_state(D::D)).expect("initialising");
         let before = forest.distributions().expect("downloading the initial state");
@@ -68,7 +77,7 @@ fn compare<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>(config: &ForestConf
     assert_eq!(before.len(), gpu_before.len());
     // The initial pools are computed on the host: identical by construction.
     assert!(
-        before.iter().zip(&gpu_before).all(|(a, b)| a.to_f64().to_bits() == b.to_f64().to_bits()),
+        before.iter().zip(&gpu_before).all(|(a, b)| S::widen(*a).to_f64().to_bits() == S::widen(*b).to_f64().to_bits()),
         "initial pools differ after upload/download"
     );
 
@@ -82,8 +91,8 @@ fn compare<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>(config: &ForestConf
         max_du: 0.0,
     };
     for ((a, b), f0) in cpu.iter().zip(&gpu).zip(&before) {
-        // f32 → f64 is exact, so comparing the f64 bits compares the f32 bits.
-        let (a, b, f0) = (a.to_f64(), b.to_f64(), f0.to_f64());
+        // f16 → f32 → f64 is exact, so comparing the f64 bits compares the stored bits.
+        let (a, b, f0) = (S::widen(*a).to_f64(), S::widen(*b).to_f64(), S::widen(*f0).to_f64());
         if !(a.is_finite() && b.is_finite()) {
             c.non_finite += 1;
             continue;
@@ -133,9 +142,10 @@ fn scenarios(dim: u32) -> Vec<Scenario> {
 
 /// Runs every scenario, prints a line each, and fails (after printing all of them) if any
 /// exceeds the tolerance or produced non-finite values.
-fn check_lattice<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>() {
+fn check_lattice<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float, S: PoolStorage<F>>() {
     let dim = D::D as u32;
-    let tol = tolerance::<F>();
+    let tol = tolerance::<F, S>();
+    let precision = if S::NAME.is_empty() { F::NAME.to_string() } else { format!("{}/{}", F::NAME, S::NAME) };
     let mut failures = Vec::new();
     for s in scenarios(dim) {
         let cells = s.config.cells;
@@ -144,13 +154,13 @@ fn check_lattice<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>() {
         } else {
             format!("{}x{}x{}", cells[0], cells[1], cells[2])
         };
-        let c = compare::<D, Q, F>(&s.config, s.steps);
+        let c = compare::<D, Q, F, S>(&s.config, s.steps);
         let ok = c.non_finite == 0 && c.max_abs <= tol && c.max_change > 0.0;
         println!(
             "{} {} {:<20} {:>9} {:>4} steps: max|df| = {:.3e} (tol {:.0e}), bitwise different {}/{}, \
              non-finite {}, max|drho| = {:.3e}, max|du| = {:.3e}, max change = {:.3e}  {}",
             Q::NAME,
-            F::NAME,
+            precision,
             s.name,
             grid,
             s.steps,
@@ -168,7 +178,7 @@ fn check_lattice<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>() {
             failures.push(format!(
                 "{} {} {} {} steps: max|df| = {:e}, non-finite {}, max change {:e}",
                 Q::NAME,
-                F::NAME,
+                precision,
                 s.name,
                 s.steps,
                 c.max_abs,
@@ -183,37 +193,55 @@ fn check_lattice<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float>() {
 #[test]
 #[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
 fn cpu_cuda_agree_d2q9_f32() {
-    check_lattice::<D2, D2Q9, f32>();
+    check_lattice::<D2, D2Q9, f32, Native>();
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
 fn cpu_cuda_agree_d2q9_f64() {
-    check_lattice::<D2, D2Q9, f64>();
+    check_lattice::<D2, D2Q9, f64, Native>();
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
 fn cpu_cuda_agree_d3q19_f32() {
-    check_lattice::<D3, D3Q19, f32>();
+    check_lattice::<D3, D3Q19, f32, Native>();
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
 fn cpu_cuda_agree_d3q19_f64() {
-    check_lattice::<D3, D3Q19, f64>();
+    check_lattice::<D3, D3Q19, f64, Native>();
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
 fn cpu_cuda_agree_d3q27_f32() {
-    check_lattice::<D3, D3Q27, f32>();
+    check_lattice::<D3, D3Q27, f32, Native>();
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
 fn cpu_cuda_agree_d3q27_f64() {
-    check_lattice::<D3, D3Q27, f64>();
+    check_lattice::<D3, D3Q27, f64, Native>();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn cpu_cuda_agree_d2q9_f16_storage() {
+    check_lattice::<D2, D2Q9, f32, Half>();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn cpu_cuda_agree_d3q19_f16_storage() {
+    check_lattice::<D3, D3Q19, f32, Half>();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn cpu_cuda_agree_d3q27_f16_storage() {
+    check_lattice::<D3, D3Q27, f32, Half>();
 }
 
 #[test]

@@ -26,6 +26,7 @@ mod gpu_cylinder;
 mod gpu_multilevel;
 mod gpu_primitives;
 mod gpu_sphere;
+mod gpu_storage;
 mod gpu_surface;
 mod gpu_taylor_green;
 mod gpu_trust;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use ramus::output::series::Writer;
-use ramus::{Dim, Float, Forest, VelocitySet};
+use ramus::{Dim, Float, Forest, PoolStorage, VelocitySet};
 use serde::{Deserialize, Serialize};
 
 /// A point probe: `name` and its position in the case's length unit.
@@ -142,9 +142,9 @@ impl Monitor {
     }
 
     /// Samples if the forest is at a multiple of `every` root steps.
-    pub fn at<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
+    pub fn at<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
         &mut self,
-        forest: &mut Forest<D, Q, F>,
+        forest: &mut Forest<D, Q, F, S>,
         time: &dyn Fn(u64) -> f64,
     ) -> Result<()> {
         if forest.steps() % self.every == 0 {
@@ -154,9 +154,9 @@ impl Monitor {
     }
 
     /// Samples now unless a sample was taken at this step.
-    pub fn sample<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
+    pub fn sample<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
         &mut self,
-        forest: &mut Forest<D, Q, F>,
+        forest: &mut Forest<D, Q, F, S>,
         time: &dyn Fn(u64) -> f64,
     ) -> Result<()> {
         let step = forest.steps();

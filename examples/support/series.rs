@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use ramus::output::{AmrOutput, AmrSeries};
-use ramus::{Dim, Float, Forest, VelocitySet};
+use ramus::{Dim, Float, Forest, PoolStorage, VelocitySet};
 
 /// An optional series: every `every` root steps, if given.
 pub struct Series {
@@ -32,9 +32,9 @@ impl Series {
 
     /// Writes an output if the forest is at a multiple of `every` root steps (and not
     /// already written there); `time` gives its `.pvd` label from the root steps.
-    pub fn at<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
+    pub fn at<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
         &mut self,
-        forest: &mut Forest<D, Q, F>,
+        forest: &mut Forest<D, Q, F, S>,
         time: &dyn Fn(u64) -> f64,
     ) -> Result<()> {
         if forest.steps() % self.every == 0 {
@@ -44,9 +44,9 @@ impl Series {
     }
 
     /// Writes an output now unless one was written at this step.
-    pub fn write<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(
+    pub fn write<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
         &mut self,
-        forest: &mut Forest<D, Q, F>,
+        forest: &mut Forest<D, Q, F, S>,
         time: &dyn Fn(u64) -> f64,
     ) -> Result<()> {
         let Some(w) = self.writer.as_mut() else { return Ok(()) };

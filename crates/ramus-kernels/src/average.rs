@@ -41,6 +41,7 @@ use crate::launch::Kernel;
 use crate::les::{les_factors, LesTransfer};
 use crate::mrt::{les_group_factors, scale_neq_mrt, MrtTransfer, Rates};
 use crate::real::Real;
+use crate::storage::Storage;
 use crate::stream::{load_cell, store_cell, Field};
 
 /// The child `k` covering coarse cell `j` of a parent, and the local index of the
@@ -160,18 +161,18 @@ pub fn average_eddy<L: VelocitySet, F: Real, G: FnMut(usize, usize) -> (L::Pop<F
 /// coarse leaves next door. The masks are uniform over a group of `2^D` fine cells (ghost
 /// and interface layers come in pairs aligned with the coarse cells), so checking the
 /// group is exact.
-pub struct AverageToParents<L, F, const ODD: bool>(PhantomData<(L, F)>);
+pub struct AverageToParents<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
-impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F, ODD> {
-    type Args = CommArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for AverageToParents<L, F, S, ODD> {
+    type Args = CommArgs<F, S::Elem>;
 
-    fn max_items(l: &CommArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &CommArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.list * <L::Dim as Dim>::BLOCK_CELLS)
     }
     const THREADS: u32 = 128;
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &CommArgs<F>) {
+    unsafe fn run(i: usize, a: &CommArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let q = *a.list.add(i / m) as usize;
         let j = i & (m - 1);
@@ -196,9 +197,9 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for AverageToParents<L, F,
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let (h, nu) = average_eddy::<L, F, _>(j, a.factor, a.factor_odd, a.shift, &a.les, &a.mrt, |k, t| {
-            (load_cell::<L, F, false>(&fld, first + k, t), cell_eddy::<L, F>(a, first + k, t))
+            (load_cell::<L, F, S, false>(&fld, first + k, t), cell_eddy::<L, F, _>(a, first + k, t))
         });
-        store_cell::<L, F, ODD>(&fld, q, j, &h);
-        set_cell_eddy::<L, F>(a, q, j, nu);
+        store_cell::<L, F, S, ODD>(&fld, q, j, &h);
+        set_cell_eddy::<L, F, _>(a, q, j, nu);
     }
 }

@@ -29,6 +29,7 @@ use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::primitives::Cta;
 use crate::real::Real;
+use crate::storage::Storage;
 use crate::stream::{load_cell, Field};
 
 /// Threads per CTA of [`vorticity_mark_cooperative`] (a multiple of `4^D` in 2D and 3D).
@@ -40,9 +41,9 @@ pub const CRITERION_SHARED_BYTES: u32 = CRITERION_CTA * 4 * 8;
 kernel_args! {
     /// Arguments of the vorticity criterion ([`VorticityMarkSerial`],
     /// [`vorticity_mark_cooperative`]).
-    pub struct CriterionArgs<F> {
+    pub struct CriterionArgs<F, P> {
         /// Distribution pool.
-        pub f: mut F,
+        pub f: mut P,
         /// Neighbour links.
         pub nbr: ref i32,
         /// Per-block boundary flags.
@@ -73,8 +74,12 @@ kernel_args! {
 
 /// Velocity of cell `t` of block `b`.
 #[inline(always)]
-unsafe fn velocity<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, b: usize, t: usize) -> [F; 3] {
-    let h = load_cell::<L, F, ODD>(fld, b, t);
+unsafe fn velocity<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
+    fld: &Field<S::Elem>,
+    b: usize,
+    t: usize,
+) -> [F; 3] {
+    let h = load_cell::<L, F, S, ODD>(fld, b, t);
     moments::<L, F>(&h).1
 }
 
@@ -84,8 +89,8 @@ unsafe fn velocity<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, b: 
 /// the forward neighbour of a cell on the block's upper face is loaded (a backward
 /// neighbour is always inside the block, blocks being 4 cells wide).
 #[inline(always)]
-unsafe fn derivative<L: VelocitySet, F: Real, const ODD: bool, const AXIS: usize>(
-    fld: &Field<F>,
+unsafe fn derivative<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, const AXIS: usize>(
+    fld: &Field<S::Elem>,
     b: usize,
     x: [i32; 3],
     t: usize,
@@ -101,7 +106,7 @@ unsafe fn derivative<L: VelocitySet, F: Real, const ODD: bool, const AXIS: usize
     e[AXIS] = 1;
     let (lp, tp) = resolve(fld.nbr, b, x, e, <L::Dim as Dim>::D, <L::Dim as Dim>::NEIGHBORS);
     if lp >= 0 {
-        diff(velocity::<L, F, ODD>(fld, lp as usize, tp), u0)
+        diff(velocity::<L, F, S, ODD>(fld, lp as usize, tp), u0)
     } else {
         diff(u0, local(t - stride))
     }
@@ -109,8 +114,8 @@ unsafe fn derivative<L: VelocitySet, F: Real, const ODD: bool, const AXIS: usize
 
 /// `|ω|²` (squared, in reference-length units, see the module) of cell `t` of block `b`.
 #[inline(always)]
-unsafe fn cell_w2<L: VelocitySet, F: Real, const ODD: bool>(
-    fld: &Field<F>,
+unsafe fn cell_w2<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
+    fld: &Field<S::Elem>,
     b: usize,
     t: usize,
     scale: F,
@@ -118,9 +123,10 @@ unsafe fn cell_w2<L: VelocitySet, F: Real, const ODD: bool>(
 ) -> f32 {
     let x = cell_coords(t);
     let u0 = local(t);
-    let gx = derivative::<L, F, ODD, 0>(fld, b, x, t, u0, local);
-    let gy = derivative::<L, F, ODD, 1>(fld, b, x, t, u0, local);
-    let gz = if <L::Dim as Dim>::D == 3 { derivative::<L, F, ODD, 2>(fld, b, x, t, u0, local) } else { [F::ZERO; 3] };
+    let gx = derivative::<L, F, S, ODD, 0>(fld, b, x, t, u0, local);
+    let gy = derivative::<L, F, S, ODD, 1>(fld, b, x, t, u0, local);
+    let gz =
+        if <L::Dim as Dim>::D == 3 { derivative::<L, F, S, ODD, 2>(fld, b, x, t, u0, local) } else { [F::ZERO; 3] };
     let wx = gy[2] - gz[1];
     let wy = gz[0] - gx[2];
     let wz = gx[1] - gy[0];
@@ -131,7 +137,7 @@ unsafe fn cell_w2<L: VelocitySet, F: Real, const ODD: bool>(
 /// The mark of a leaf of level `a.level` whose cells' largest `|ω|²` is `w2`: refine if
 /// the desired level is above, coarsen if below.
 #[inline(always)]
-fn level_mark<F>(w2: f32, a: &CriterionArgs<F>) -> i32 {
+fn level_mark<F, P>(w2: f32, a: &CriterionArgs<F, P>) -> i32 {
     let des = desired_level(w2, a.max_levels, a.n_start, a.n_inc);
     if des > a.level {
         MARK_REFINE
@@ -145,17 +151,17 @@ fn level_mark<F>(w2: f32, a: &CriterionArgs<F>) -> i32 {
 /// The vorticity criterion on the CPU: work item `i` evaluates every cell of block
 /// `list[i]` (if a leaf) and writes its mark (CUDA runs [`vorticity_mark_cooperative`]
 /// instead, with the same result).
-pub struct VorticityMarkSerial<L, F, const ODD: bool>(PhantomData<(L, F)>);
+pub struct VorticityMarkSerial<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
-impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for VorticityMarkSerial<L, F, ODD> {
-    type Args = CriterionArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for VorticityMarkSerial<L, F, S, ODD> {
+    type Args = CriterionArgs<F, S::Elem>;
 
-    fn max_items(l: &CriterionArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &CriterionArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.list.min(l.n as usize))
     }
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &CriterionArgs<F>) {
+    unsafe fn run(i: usize, a: &CriterionArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.list.add(i) as usize;
         if *a.status.add(b) != status::UNREFINED {
@@ -164,12 +170,12 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for VorticityMarkSerial<L,
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let mut u = [[F::ZERO; 3]; 64];
         for (t, ut) in u.iter_mut().enumerate().take(m) {
-            *ut = velocity::<L, F, ODD>(&fld, b, t);
+            *ut = velocity::<L, F, S, ODD>(&fld, b, t);
         }
         let local = |t: usize| u[t];
         let mut w = 0.0f32;
         for t in 0..m {
-            w = w.max(cell_w2::<L, F, ODD>(&fld, b, t, a.scale, &local));
+            w = w.max(cell_w2::<L, F, S, ODD>(&fld, b, t, a.scale, &local));
         }
         *a.mark.add(b) = level_mark(w, a);
     }
@@ -193,9 +199,9 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for VorticityMarkSerial<L,
 /// Launched with [`CRITERION_CTA`] threads per CTA, `⌈n 4^D / CRITERION_CTA⌉` CTAs and
 /// [`CRITERION_SHARED_BYTES`] of shared memory; pointers as for [`CriterionArgs`].
 #[inline(always)]
-pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, const ODD: bool>(
+pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
     cta: &C,
-    a: &CriterionArgs<F>,
+    a: &CriterionArgs<F, S::Elem>,
 ) {
     const CTA: usize = CRITERION_CTA as usize;
     let m = <L::Dim as Dim>::BLOCK_CELLS;
@@ -212,7 +218,7 @@ pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, const 
         leaf = *a.status.add(b) == status::UNREFINED;
     }
     let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-    let u0 = if leaf { velocity::<L, F, ODD>(&fld, b, t) } else { [F::ZERO; 3] };
+    let u0 = if leaf { velocity::<L, F, S, ODD>(&fld, b, t) } else { [F::ZERO; 3] };
     *slot(th, 0) = u0[0].to_f64().to_bits();
     *slot(th, 1) = u0[1].to_f64().to_bits();
     *slot(th, 2) = u0[2].to_f64().to_bits();
@@ -225,7 +231,7 @@ pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, const 
         let get = |axis| F::from_f64(f64::from_bits(*slot(first + k, axis)));
         [get(0), get(1), get(2)]
     };
-    let w2 = if leaf { cell_w2::<L, F, ODD>(&fld, b, t, a.scale, &local) } else { 0.0 };
+    let w2 = if leaf { cell_w2::<L, F, S, ODD>(&fld, b, t, a.scale, &local) } else { 0.0 };
     *w2s.add(th) = w2.to_bits() as u64;
     cta.sync();
 

@@ -45,7 +45,8 @@ use crate::launch::Kernel;
 use crate::obstacle::{cell_centre, scaled};
 use crate::real::Real;
 use crate::shape::Shapes;
-use crate::stream::{odd_links, pool_index, Field};
+use crate::storage::Storage;
+use crate::stream::{odd_links, pool_index, put, Field};
 
 /// `q` of a direction that is not a wall link.
 pub const NO_WALL: f64 = -1.0;
@@ -61,8 +62,8 @@ pub const fn wall_index<L: VelocitySet>(row: usize, i: usize, t: usize) -> usize
 
 kernel_args! {
     /// Arguments of [`LinkDistance`] and [`CurvedWall`].
-    pub struct WallArgs<F> {
-        pub f: mut F,
+    pub struct WallArgs<F, P> {
+        pub f: mut P,
         pub nbr: ref i32,
         /// The solver's per-block flags and solid masks.
         pub onb: ref u32,
@@ -90,18 +91,18 @@ kernel_args! {
 
 /// Item `i`: cell `i mod 4^D` of block `list[i / 4^D]`: its row of the table, and `q` of
 /// each of its directions (see the module documentation).
-pub struct LinkDistance<L, F>(PhantomData<(L, F)>);
+pub struct LinkDistance<L, F, S>(PhantomData<(L, F, S)>);
 
-impl<L: VelocitySet, F: Real> Kernel for LinkDistance<L, F> {
-    type Args = WallArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>> Kernel for LinkDistance<L, F, S> {
+    type Args = WallArgs<F, S::Elem>;
 
-    fn max_items(l: &WallArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &WallArgs<F, S::Elem, Lens>) -> Option<usize> {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         Some((l.list * m).min(l.q / L::Q).min(l.shape / L::Q))
     }
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &WallArgs<F>) {
+    unsafe fn run(i: usize, a: &WallArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let dim = <L::Dim as Dim>::D;
         let (j, t) = (i / m, i & (m - 1));
@@ -138,18 +139,18 @@ impl<L: VelocitySet, F: Real> Kernel for LinkDistance<L, F> {
 /// The wall pass after a step of a level, in the layout the step left (`ODD`: the level
 /// has now taken an odd number of steps). Item `i`: cell `i mod 4^D` of block
 /// `list[i / 4^D]` (see the module documentation).
-pub struct CurvedWall<L, F, const ODD: bool>(PhantomData<(L, F)>);
+pub struct CurvedWall<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
-impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CurvedWall<L, F, ODD> {
-    type Args = WallArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for CurvedWall<L, F, S, ODD> {
+    type Args = WallArgs<F, S::Elem>;
 
-    fn max_items(l: &WallArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &WallArgs<F, S::Elem, Lens>) -> Option<usize> {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         Some((l.list * m).min(l.q / L::Q).min(l.post / L::Q).min(l.shape / L::Q))
     }
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &WallArgs<F>) {
+    unsafe fn run(i: usize, a: &WallArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let (j, t) = (i / m, i & (m - 1));
         let b = *a.list.add(j) as usize;
@@ -168,7 +169,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CurvedWall<L, F, ODD> 
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let x = cell_coords(t);
-        let links = odd_links::<L, F>(&fld, b, x, true);
+        let links = odd_links::<L, _>(&fld, b, x, true);
         let moving = a.shapes.moving != 0;
         let (centre, w) = if moving {
             let level = *a.level.add(b);
@@ -184,7 +185,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CurvedWall<L, F, ODD> 
             |k| {
                 if q[k] >= F::ZERO {
                     let kb = L::opposite(k);
-                    let sent = *fld.f.add(pool_index::<L>(b, kb, t));
+                    let sent = S::widen(*fld.f.add(pool_index::<L>(b, kb, t)));
                     *a.post.add(wall_index::<L>(row, k, t)) = sent;
                     let mut wall = F::ZERO;
                     let shape = if moving { *a.shape.add(wall_index::<L>(row, k, t)) } else { NO_SHAPE };
@@ -202,9 +203,9 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CurvedWall<L, F, ODD> 
                         sent - wall
                     } else {
                         let c = L::C[k];
-                        let a_val = *fld.f.add(pool_index::<L>(b, k, t));
+                        let a_val = S::widen(*fld.f.add(pool_index::<L>(b, k, t)));
                         let x_ff = crate::block::cell_index([(x[0] - c[0]) & 3, (x[1] - c[1]) & 3, (x[2] - c[2]) & 3]);
-                        let b_val = *fld.f.add(pool_index::<L>(link as usize, kb, x_ff));
+                        let b_val = S::widen(*fld.f.add(pool_index::<L>(link as usize, kb, x_ff)));
                         // Swapped layout: f*_k(x_ff) stayed at x_ff, f*_k̄(x_f) at x_f.
                         let (behind, back) = if ODD { (b_val, a_val) } else { (a_val, b_val) };
                         if two_q < F::ONE {
@@ -221,7 +222,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CurvedWall<L, F, ODD> 
             #[inline(always)]
             |k| {
                 if q[k] >= F::ZERO {
-                    *fld.f.add(pool_index::<L>(b, L::opposite(k), t)) = out[k];
+                    put::<F, S>(fld.f, pool_index::<L>(b, L::opposite(k), t), out[k]);
                 }
             },
         );

@@ -56,6 +56,7 @@ use crate::les::{magic_tau, sqrt};
 use crate::memory::Lens;
 use crate::mrt::les_odd_tau;
 use crate::real::Real;
+use crate::storage::Storage;
 use crate::stream::{load_cell, Field, StepParams, ONB_SOLID};
 
 /// [`StepParams::les_model`]: no gradient model (Smagorinsky, if any, is
@@ -150,8 +151,8 @@ unsafe fn velocity<L: VelocitySet, F: Real>(vel: *const F, b: usize, t: usize) -
 /// # Safety
 /// As for [`velocity_gradient`].
 #[inline(always)]
-unsafe fn derivative<L: VelocitySet, F: Real>(
-    fld: &Field<F>,
+unsafe fn derivative<L: VelocitySet, F: Real, P>(
+    fld: &Field<P>,
     vel: *const F,
     (b, x, solid): (usize, [i32; 3], bool),
     off: [i32; 3],
@@ -177,8 +178,8 @@ unsafe fn derivative<L: VelocitySet, F: Real>(
 /// `fld.nbr`, `fld.onb` (and `fld.solid` for blocks flagged [`ONB_SOLID`]) must describe
 /// block `b` and its neighbours; `vel` must hold the velocities of all of them.
 #[inline(always)]
-pub unsafe fn velocity_gradient<L: VelocitySet, F: Real>(
-    fld: &Field<F>,
+pub unsafe fn velocity_gradient<L: VelocitySet, F: Real, P>(
+    fld: &Field<P>,
     vel: *const F,
     b: usize,
     t: usize,
@@ -186,9 +187,9 @@ pub unsafe fn velocity_gradient<L: VelocitySet, F: Real>(
     let at = (b, cell_coords(t), *fld.onb.add(b) & ONB_SOLID != 0);
     let u0 = velocity::<L, F>(vel, b, t);
     // Columns ∂u/∂x, ∂u/∂y, ∂u/∂z (the latter zero in 2D).
-    let gx = derivative::<L, F>(fld, vel, at, [1, 0, 0], u0);
-    let gy = derivative::<L, F>(fld, vel, at, [0, 1, 0], u0);
-    let gz = if <L::Dim as Dim>::D == 3 { derivative::<L, F>(fld, vel, at, [0, 0, 1], u0) } else { [0.0; 3] };
+    let gx = derivative::<L, F, P>(fld, vel, at, [1, 0, 0], u0);
+    let gy = derivative::<L, F, P>(fld, vel, at, [0, 1, 0], u0);
+    let gz = if <L::Dim as Dim>::D == 3 { derivative::<L, F, P>(fld, vel, at, [0, 0, 1], u0) } else { [0.0; 3] };
     [[gx[0], gy[0], gz[0]], [gx[1], gy[1], gz[1]], [gx[2], gy[2], gz[2]]]
 }
 
@@ -209,9 +210,9 @@ pub unsafe fn velocity_gradient<L: VelocitySet, F: Real>(
 /// # Safety
 /// As for [`velocity_gradient`]; `les.eddy` and `les.cell_mask` must hold block `b`.
 #[inline(always)]
-pub unsafe fn cell_params<L: VelocitySet, F: Real>(
+pub unsafe fn cell_params<L: VelocitySet, F: Real, P>(
     p: &StepParams<F>,
-    fld: &Field<F>,
+    fld: &Field<P>,
     les: &EddyField<F>,
     b: usize,
     t: usize,
@@ -221,7 +222,7 @@ pub unsafe fn cell_params<L: VelocitySet, F: Real>(
     let nu = if *les.cell_mask.add(b * m + t) == CELL_GHOST {
         (*slot).to_f64()
     } else {
-        let g = velocity_gradient::<L, F>(fld, les.vel, b, t);
+        let g = velocity_gradient::<L, F, P>(fld, les.vel, b, t);
         let nu = eddy_viscosity(p.les_model, g, p.eddy_constant.to_f64());
         *slot = F::from_f64(nu);
         nu
@@ -245,9 +246,9 @@ pub unsafe fn cell_params<L: VelocitySet, F: Real>(
 
 kernel_args! {
     /// Arguments of [`CellVelocity`].
-    pub struct VelocityArgs<F> {
+    pub struct VelocityArgs<F, P> {
         /// Distribution pool (only read).
-        pub f: mut F,
+        pub f: mut P,
         /// Neighbour links.
         pub nbr: ref i32,
         /// Per-block boundary flags.
@@ -266,22 +267,22 @@ kernel_args! {
 /// Writes the velocity of every cell of a level's blocks, in the layout of `ODD` steps,
 /// into the pool-indexed velocity buffer (see the module docs); solid cells read as the
 /// rest state (zero velocity).
-pub struct CellVelocity<L, F, const ODD: bool>(PhantomData<(L, F)>);
+pub struct CellVelocity<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
-impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CellVelocity<L, F, ODD> {
-    type Args = VelocityArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for CellVelocity<L, F, S, ODD> {
+    type Args = VelocityArgs<F, S::Elem>;
 
-    fn max_items(l: &VelocityArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &VelocityArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.ids * <L::Dim as Dim>::BLOCK_CELLS)
     }
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &VelocityArgs<F>) {
+    unsafe fn run(i: usize, a: &VelocityArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.ids.add(i / m) as usize;
         let t = i & (m - 1);
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let h = load_cell::<L, F, ODD>(&fld, b, t);
+        let h = load_cell::<L, F, S, ODD>(&fld, b, t);
         let (rho, mut u) = moments::<L, F>(&h);
         if a.force != [F::ZERO; 3] {
             u = forced_velocity(rho, u, a.force);

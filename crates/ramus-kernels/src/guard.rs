@@ -25,6 +25,7 @@ use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
+use crate::storage::Storage;
 use crate::stream::{load_cell, Field, ONB_SOLID};
 
 /// Code of a healthy cell.
@@ -73,9 +74,9 @@ pub fn cell_health<L: VelocitySet, F: Real>(h: &L::Pop<F>, max_speed2: F) -> (u6
 
 kernel_args! {
     /// Arguments of [`GuardCheck`].
-    pub struct GuardArgs<F> {
+    pub struct GuardArgs<F, P> {
         /// Distribution pool.
-        pub f: mut F,
+        pub f: mut P,
         /// Neighbour links.
         pub nbr: ref i32,
         /// First child of each block, `-1` for a leaf (only leaves are checked).
@@ -96,17 +97,17 @@ kernel_args! {
 
 /// Checks every non-solid cell of the leaf blocks of a level in the layout of `ODD` steps
 /// (see the module documentation).
-pub struct GuardCheck<L, F, const ODD: bool>(PhantomData<(L, F)>);
+pub struct GuardCheck<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
-impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for GuardCheck<L, F, ODD> {
-    type Args = GuardArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for GuardCheck<L, F, S, ODD> {
+    type Args = GuardArgs<F, S::Elem>;
 
-    fn max_items(l: &GuardArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &GuardArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(if l.out == 0 { 0 } else { l.ids * <L::Dim as Dim>::BLOCK_CELLS })
     }
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &GuardArgs<F>) {
+    unsafe fn run(i: usize, a: &GuardArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.ids.add(i / m) as usize;
         let t = i & (m - 1);
@@ -117,7 +118,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for GuardCheck<L, F, ODD> 
         if *a.onb.add(b) & ONB_SOLID != 0 && (*a.solid.add(b) >> t) & 1 != 0 {
             return;
         }
-        let h = load_cell::<L, F, ODD>(&fld, b, t);
+        let h = load_cell::<L, F, S, ODD>(&fld, b, t);
         let (code, _) = cell_health::<L, F>(&h, a.max_speed2);
         if code != HEALTHY {
             // SAFETY: `out` is a valid, 8-byte aligned u64 that only atomics touch during

@@ -43,6 +43,7 @@ use crate::launch::Kernel;
 use crate::les::{les_factors, LesTransfer};
 use crate::mrt::{les_group_factors, scale_neq_mrt, MrtTransfer, Rates};
 use crate::real::Real;
+use crate::storage::Storage;
 use crate::stream::{load_cell, store_cell, Field};
 
 /// Dupuis–Chopard rescaling of the non-equilibrium part (paper, eqs. "f^F ≈ f^{C,eq} +
@@ -324,7 +325,7 @@ pub fn shift_momentum<P, F: Real>(s: &mut Split<P, F>, shift: [F; 3]) {
 /// group ([`scale_neq_mrt`], the shear and odd factors the cell's own under LES,
 /// [`les_group_factors`]); the momentum then shifted by [`CommArgs::shift`].
 #[inline(always)]
-pub fn split_for<L: VelocitySet, F: Real>(h: &L::Pop<F>, nu: F, a: &CommArgs<F>) -> Split<L::Pop<F>, F> {
+pub fn split_for<L: VelocitySet, F: Real, P>(h: &L::Pop<F>, nu: F, a: &CommArgs<F, P>) -> Split<L::Pop<F>, F> {
     let mrt = a.mrt.bulk != F::ZERO;
     let mut s = if a.les.active() {
         let mut s = split::<L, F>(h, F::ONE, F::ONE);
@@ -356,7 +357,7 @@ pub fn split_for<L: VelocitySet, F: Real>(h: &L::Pop<F>, nu: F, a: &CommArgs<F>)
 /// times `scale` (the averaging's `1/2^D`; 1 to interpolate): the bulk and even-ghost
 /// factors of [`CommArgs::mrt`], the odd ghosts' `factor_odd`.
 #[inline(always)]
-pub fn mrt_factors<F: Real>(shear: F, scale: F, a: &CommArgs<F>) -> Rates<F> {
+pub fn mrt_factors<F: Real, P>(shear: F, scale: F, a: &CommArgs<F, P>) -> Rates<F> {
     Rates { shear: scale * shear, bulk: scale * a.mrt.bulk, odd: scale * a.factor_odd, even: scale * a.mrt.even }
 }
 
@@ -413,7 +414,7 @@ pub fn interpolate_acc<L: VelocitySet, F: Real, const CUBIC: bool, G: FnMut(usiz
 /// # Safety
 /// Under a gradient model `a.eddy` must hold block `b`.
 #[inline(always)]
-pub unsafe fn cell_eddy<L: VelocitySet, F: Real>(a: &CommArgs<F>, b: usize, t: usize) -> F {
+pub unsafe fn cell_eddy<L: VelocitySet, F: Real, P>(a: &CommArgs<F, P>, b: usize, t: usize) -> F {
     if a.les.eddy > F::ZERO {
         *a.eddy.add(b * <L::Dim as Dim>::BLOCK_CELLS + t)
     } else {
@@ -426,7 +427,7 @@ pub unsafe fn cell_eddy<L: VelocitySet, F: Real>(a: &CommArgs<F>, b: usize, t: u
 /// # Safety
 /// As for [`cell_eddy`].
 #[inline(always)]
-pub unsafe fn set_cell_eddy<L: VelocitySet, F: Real>(a: &CommArgs<F>, b: usize, t: usize, nu: F) {
+pub unsafe fn set_cell_eddy<L: VelocitySet, F: Real, P>(a: &CommArgs<F, P>, b: usize, t: usize, nu: F) {
     if a.les.eddy > F::ZERO {
         *a.eddy.add(b * <L::Dim as Dim>::BLOCK_CELLS + t) = nu;
     }
@@ -434,9 +435,9 @@ pub unsafe fn set_cell_eddy<L: VelocitySet, F: Real>(a: &CommArgs<F>, b: usize, 
 
 kernel_args! {
     /// Arguments of [`InterpolateChildren`] and [`crate::average::AverageToParents`].
-    pub struct CommArgs<F> {
+    pub struct CommArgs<F, P> {
         /// Distribution pool (shifted populations, all levels).
-        pub f: mut F,
+        pub f: mut P,
         /// Neighbour links (needed to read/write the coarse level in the odd AA layout).
         pub nbr: ref i32,
         /// Per-block boundary flags.
@@ -487,18 +488,20 @@ kernel_args! {
 /// With `masked != 0` only cells whose `cell_mask` is [`CELL_GHOST`] are written (the
 /// per-step exchange); with `masked == 0` all of them (children just created by
 /// refinement).
-pub struct InterpolateChildren<L, F, const ODD: bool, const CUBIC: bool>(PhantomData<(L, F)>);
+pub struct InterpolateChildren<L, F, S, const ODD: bool, const CUBIC: bool>(PhantomData<(L, F, S)>);
 
-impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for InterpolateChildren<L, F, ODD, CUBIC> {
-    type Args = CommArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, const CUBIC: bool> Kernel
+    for InterpolateChildren<L, F, S, ODD, CUBIC>
+{
+    type Args = CommArgs<F, S::Elem>;
 
-    fn max_items(l: &CommArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &CommArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.list * <L::Dim as Dim>::BLOCK_CELLS)
     }
     const THREADS: u32 = 128;
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &CommArgs<F>) {
+    unsafe fn run(i: usize, a: &CommArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let c = *a.list.add(i / m) as usize;
         let t = i & (m - 1);
@@ -508,11 +511,12 @@ impl<L: VelocitySet, F: Real, const ODD: bool, const CUBIC: bool> Kernel for Int
         let q = *a.parent.add(c) as usize;
         let k = c - *a.child.add(q) as usize;
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let sample = |j: usize| split_for::<L, F>(&load_cell::<L, F, ODD>(&fld, q, j), cell_eddy::<L, F>(a, q, j), a);
+        let sample =
+            |j: usize| split_for::<L, F, _>(&load_cell::<L, F, S, ODD>(&fld, q, j), cell_eddy::<L, F, _>(a, q, j), a);
         let acc = interpolate_acc::<L, F, CUBIC, _>(k, t, sample);
         // The fine level is between its two steps of a coarse step: natural layout.
-        store_cell::<L, F, false>(&fld, c, t, &join::<L, F>(&acc));
-        set_cell_eddy::<L, F>(a, c, t, acc.nu);
+        store_cell::<L, F, S, false>(&fld, c, t, &join::<L, F>(&acc));
+        set_cell_eddy::<L, F, _>(a, c, t, acc.nu);
     }
 }
 
@@ -520,8 +524,8 @@ kernel_args! {
     /// Arguments of [`RescaleParents`] and [`InterpolateGhosts`]: those of the one-pass
     /// exchange (`comm.list` holds the parents for [`RescaleParents`], the children for
     /// [`InterpolateGhosts`]) and the scratch.
-    pub struct GhostArgs<F> {
-        pub comm: args CommArgs<F, M>,
+    pub struct GhostArgs<F, P> {
+        pub comm: args CommArgs<F, P, M>,
         /// Per block: its position in the parent list (read for the children's parents).
         pub slot: mut u32,
         /// Split parent cells ([`split`]): component `i` of cell `t` at
@@ -543,12 +547,12 @@ pub const fn split_values<L: VelocitySet>() -> usize {
 /// cells instead of rescaling each sample again: a coarse cell feeds up to `4^D` fine
 /// cells (linear) or `4^D · 2^D` (cubic), and the rescaling costs the moments and `Q`
 /// equilibria (the paper stages rescaled values in shared memory for the same reason).
-pub struct RescaleParents<L, F, const ODD: bool>(PhantomData<(L, F)>);
+pub struct RescaleParents<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
-impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, ODD> {
-    type Args = GhostArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for RescaleParents<L, F, S, ODD> {
+    type Args = GhostArgs<F, S::Elem>;
 
-    fn max_items(l: &GhostArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &GhostArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(
             l.comm.list.min(l.scratch / (split_values::<L>() * <L::Dim as Dim>::BLOCK_CELLS))
                 * <L::Dim as Dim>::BLOCK_CELLS,
@@ -557,7 +561,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
     const THREADS: u32 = 128;
 
     #[inline(always)]
-    unsafe fn run(i: usize, g: &GhostArgs<F>) {
+    unsafe fn run(i: usize, g: &GhostArgs<F, S::Elem>) {
         let a = &g.comm;
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let pos = i / m;
@@ -567,7 +571,7 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
             *g.slot.add(q) = pos as u32;
         }
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let s = split_for::<L, F>(&load_cell::<L, F, ODD>(&fld, q, t), cell_eddy::<L, F>(a, q, t), a);
+        let s = split_for::<L, F, _>(&load_cell::<L, F, S, ODD>(&fld, q, t), cell_eddy::<L, F, _>(a, q, t), a);
         let n = split_values::<L>();
         L::unroll(
             #[inline(always)]
@@ -586,18 +590,18 @@ impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for RescaleParents<L, F, O
 /// (`CUBIC`) cubically ([`interpolate_split`]) from its parent's split cells in `scratch`
 /// (see [`RescaleParents`]), written in the natural layout. Gives the same values as
 /// [`InterpolateChildren`] with the same `masked`.
-pub struct InterpolateGhosts<L, F, const CUBIC: bool>(PhantomData<(L, F)>);
+pub struct InterpolateGhosts<L, F, S, const CUBIC: bool>(PhantomData<(L, F, S)>);
 
-impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L, F, CUBIC> {
-    type Args = GhostArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>, const CUBIC: bool> Kernel for InterpolateGhosts<L, F, S, CUBIC> {
+    type Args = GhostArgs<F, S::Elem>;
 
-    fn max_items(l: &GhostArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &GhostArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.comm.list * <L::Dim as Dim>::BLOCK_CELLS)
     }
     const THREADS: u32 = 128;
 
     #[inline(always)]
-    unsafe fn run(i: usize, g: &GhostArgs<F>) {
+    unsafe fn run(i: usize, g: &GhostArgs<F, S::Elem>) {
         let a = &g.comm;
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let c = *a.list.add(i / m) as usize;
@@ -623,7 +627,7 @@ impl<L: VelocitySet, F: Real, const CUBIC: bool> Kernel for InterpolateGhosts<L,
         };
         let acc = interpolate_acc::<L, F, CUBIC, _>(k, t, sample);
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        store_cell::<L, F, false>(&fld, c, t, &join::<L, F>(&acc));
-        set_cell_eddy::<L, F>(a, c, t, acc.nu);
+        store_cell::<L, F, S, false>(&fld, c, t, &join::<L, F>(&acc));
+        set_cell_eddy::<L, F, _>(a, c, t, acc.nu);
     }
 }

@@ -11,6 +11,7 @@
 //! - [`launch`]: the [`launch::Kernel`] trait: one data-parallel source for both backends.
 //! - [`registry`]: the one list of kernel instantiations, their PTX entry points and names ([`registry::Entry`]).
 //! - [`real`]: the floating-point precisions (`f32`, `f64`).
+//! - [`storage`]: the pool's storage precision (the arithmetic's own, or IEEE half).
 //! - [`lattice`]: velocity sets D2Q9, D3Q19, D3Q27 (section "Lattice Boltzmann Method").
 //! - [`block`]: cell-block geometry, neighbour-link indexing and sentinels (section "Data Structures").
 //! - [`collide`]: equilibrium, moments and BGK relaxation (section "Collision").
@@ -36,7 +37,7 @@
 #![allow(clippy::needless_range_loop, clippy::neg_cmp_op_on_partial_ord)]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(abi_ptx, stdarch_nvptx, core_intrinsics, gpu_launch_sized_workgroup_mem, gpu_intrinsics),
+    feature(abi_ptx, stdarch_nvptx, core_intrinsics, gpu_launch_sized_workgroup_mem, gpu_intrinsics, f16),
     allow(internal_features)
 )]
 
@@ -65,6 +66,7 @@ pub mod registry;
 pub mod regularized;
 pub mod schedule;
 pub mod shape;
+pub mod storage;
 pub mod stream;
 pub mod surface;
 
@@ -73,3 +75,4 @@ pub mod ptx;
 
 pub use lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
 pub use real::Real;
+pub use storage::{Half, Native, Storage};

@@ -97,7 +97,7 @@ macro_rules! arg_bytes_of_pod {
         }
     )*};
 }
-arg_bytes_of_pod!(u8, u32, i32, u64, i64, usize, f32, f64);
+arg_bytes_of_pod!(u8, u16, u32, i32, u64, i64, usize, f32, f64);
 
 impl<T: ArgBytes, const N: usize> ArgBytes for [T; N] {
     #[inline]

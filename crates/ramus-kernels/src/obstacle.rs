@@ -20,6 +20,7 @@ use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
+use crate::storage::Storage;
 use crate::stream::{load_cell, odd_links, Field, ONB_SOLID, SOLID_LINK};
 
 pub use crate::shape::{Shapes, MAX_SHAPES, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_OUTSIDE, SHAPE_SPHERE};
@@ -173,8 +174,8 @@ pub unsafe fn mark_near(
 
 kernel_args! {
     /// Arguments of [`ObstacleForce`].
-    pub struct ForceArgs<F> {
-        pub f: mut F,
+    pub struct ForceArgs<F, P> {
+        pub f: mut P,
         pub nbr: ref i32,
         /// The solver's per-block flags.
         pub onb: ref u32,
@@ -224,17 +225,17 @@ pub const ALL_SOLIDS: u32 = u32::MAX;
 /// Units: on level `L` a cell has volume `2^{−LD}` and a step lasts `2^{−L}` root steps,
 /// so the block's sums are scaled by `2^{−L(D−1)}` to root lattice units (per unit depth
 /// in 2D).
-pub struct ObstacleForce<L, F>(PhantomData<(L, F)>);
+pub struct ObstacleForce<L, F, S>(PhantomData<(L, F, S)>);
 
-impl<L: VelocitySet, F: Real> Kernel for ObstacleForce<L, F> {
-    type Args = ForceArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>> Kernel for ObstacleForce<L, F, S> {
+    type Args = ForceArgs<F, S::Elem>;
 
-    fn max_items(l: &ForceArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &ForceArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.list.min(l.out / 6))
     }
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &ForceArgs<F>) {
+    unsafe fn run(i: usize, a: &ForceArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let dim = <L::Dim as Dim>::D;
         let b = *a.list.add(i) as usize;
@@ -252,8 +253,9 @@ impl<L: VelocitySet, F: Real> Kernel for ObstacleForce<L, F> {
                 if *a.cell_mask.add(b * m + t) == CELL_GHOST || (*a.solid.add(b) >> t) & 1 != 0 {
                     continue;
                 }
-                let h = if odd { load_cell::<L, F, true>(&fld, b, t) } else { load_cell::<L, F, false>(&fld, b, t) };
-                let links = odd_links::<L, F>(&fld, b, cell_coords(t), true);
+                let h =
+                    if odd { load_cell::<L, F, S, true>(&fld, b, t) } else { load_cell::<L, F, S, false>(&fld, b, t) };
+                let links = odd_links::<L, _>(&fld, b, cell_coords(t), true);
                 let x = cell_centre(o, level, t);
                 L::unroll(
                     #[inline(always)]

@@ -353,6 +353,7 @@ impl Kernel for CompactIndices {
 /// A plain element of a given size (1, 4 or 8 bytes), for data-moving kernels.
 pub trait Word: Copy + crate::memory::ArgBytes + 'static {}
 impl Word for u8 {}
+impl Word for u16 {}
 impl Word for u32 {}
 impl Word for u64 {}
 

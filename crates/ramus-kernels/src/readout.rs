@@ -15,6 +15,7 @@ use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::real::Real;
+use crate::storage::Storage;
 use crate::stream::{load_cell, Field};
 
 /// Values per cell in the output of [`CellMoments`] for dimension `D`: ρ, then `u_0 …
@@ -25,9 +26,9 @@ pub const fn values_per_cell(d: usize) -> usize {
 
 kernel_args! {
     /// Arguments of [`CellMoments`].
-    pub struct ReadoutArgs<F> {
+    pub struct ReadoutArgs<F, P> {
         /// Distribution pool (only read).
-        pub f: mut F,
+        pub f: mut P,
         /// Neighbour links.
         pub nbr: ref i32,
         /// Per-block boundary flags.
@@ -47,24 +48,24 @@ kernel_args! {
 /// Writes `(ρ, u)` of every cell of a level's blocks (list order) in the layout of `ODD`
 /// steps (see [`load_cell`]). Solid cells are written like fluid ones (the output marks
 /// them from the mask).
-pub struct CellMoments<L, F, const ODD: bool>(PhantomData<(L, F)>);
+pub struct CellMoments<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
-impl<L: VelocitySet, F: Real, const ODD: bool> Kernel for CellMoments<L, F, ODD> {
-    type Args = ReadoutArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for CellMoments<L, F, S, ODD> {
+    type Args = ReadoutArgs<F, S::Elem>;
 
-    fn max_items(l: &ReadoutArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &ReadoutArgs<F, S::Elem, Lens>) -> Option<usize> {
         let d = <L::Dim as Dim>::D;
         Some((l.ids * <L::Dim as Dim>::BLOCK_CELLS).min(l.out / values_per_cell(d)))
     }
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &ReadoutArgs<F>) {
+    unsafe fn run(i: usize, a: &ReadoutArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let d = <L::Dim as Dim>::D;
         let b = *a.ids.add(i / m) as usize;
         let t = i & (m - 1);
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let h = load_cell::<L, F, ODD>(&fld, b, t);
+        let h = load_cell::<L, F, S, ODD>(&fld, b, t);
         let (rho, mut u) = moments::<L, F>(&h);
         if a.force != [F::ZERO; 3] {
             u = forced_velocity(rho, u, a.force);

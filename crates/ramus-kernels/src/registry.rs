@@ -42,13 +42,15 @@
 //!
 //! # Adding a variant axis
 //! A new axis (a storage precision, a collision model) is a type parameter of the
-//! kernels it applies to, whose types carry a `NAME` through their trait. For a storage
-//! precision `S: Storage` (say `impl Storage for f16s { const NAME: &'static str = "s16"; }`)
-//! of every lattice kernel:
-//! 1. in the group header, add the parameter: `lattice (L: VelocitySet, F: Real, S: Storage)`;
-//! 2. give every variant the new type and name, and add the new combinations:
-//!    `d3q19_f32_s32: L = D3Q19, F = f32, S = f32;` … `d3q19_f32_s16: L = D3Q19, F = f32, S = f16s;`;
-//! 3. in the lines, pass `S` to the kernel types: `stream_collide_odd => StreamCollide<L, F, S, true>;`.
+//! kernels it applies to, whose types carry a `NAME` through their trait. The storage of
+//! the pool ([`Storage`], `NAME` empty for [`Native`], `"f16"` for [`Half`]) was added so:
+//! 1. in the group header, add the parameter: `lattice (L: VelocitySet, F: Real, S: Storage<F>)`;
+//! 2. give every variant the new type, and add the new combinations: `d3q19_f32: L =
+//!    D3Q19, F = f32, S = Native;` … `d3q19_f32_f16: L = D3Q19, F = f32, S = Half;` (an
+//!    empty `NAME` leaves the existing names as they were);
+//! 3. in the lines, pass `S` to the kernel types: `stream_collide_odd => StreamCollide<L, F, S, C, true>;`;
+//!    kernels of the group that do not take the parameter move to a group without it
+//!    (`geometry` below).
 //!
 //! If the axis applies to a few kernels only, or to a subset of the combinations (a
 //! collision model `C: Collision` for `stream_collide` alone), add a group instead:
@@ -86,6 +88,7 @@ use crate::readout::CellMoments;
 use crate::real::Real;
 use crate::regularized::Rr;
 use crate::schedule::{ExpandChildren, FlagBlocks};
+use crate::storage::{Half, Native, Storage};
 use crate::stream::{StreamCollide, StreamCollideGradient};
 use crate::surface::{MarkSurfaceDistance, SurfaceLinkDistance, SurfaceSolid};
 #[cfg(target_arch = "nvptx64")]
@@ -130,14 +133,19 @@ pub const fn variant_index(parts: &[&str], variants: &[&str]) -> usize {
     panic!("kernel instantiated for a combination that no variant of its registry group lists")
 }
 
-/// Whether `name` is `parts` joined by `_`.
+/// Whether `name` is the non-empty `parts` joined by `_` (an empty `NAME`, such as the
+/// native storage's, leaves the names of the other variants as they were).
 #[doc(hidden)]
 pub const fn is_joined(name: &str, parts: &[&str]) -> bool {
     let s = name.as_bytes();
     let mut at = 0;
     let mut p = 0;
     while p < parts.len() {
-        if p > 0 {
+        if parts[p].is_empty() {
+            p += 1;
+            continue;
+        }
+        if at > 0 {
             if at >= s.len() || s[at] != b'_' {
                 return false;
             }
@@ -319,8 +327,54 @@ macro_rules! registry {
 }
 
 registry! {
-    /// Per (velocity set, precision).
-    lattice (L: VelocitySet, F: Real) [
+    /// Per (velocity set, precision, storage).
+    lattice (L: VelocitySet, F: Real, S: Storage<F>) [
+        d2q9_f32: L = D2Q9, F = f32, S = Native;
+        d2q9_f64: L = D2Q9, F = f64, S = Native;
+        d3q19_f32: L = D3Q19, F = f32, S = Native;
+        d3q19_f64: L = D3Q19, F = f64, S = Native;
+        d3q27_f32: L = D3Q27, F = f32, S = Native;
+        d3q27_f64: L = D3Q27, F = f64, S = Native;
+        d2q9_f32_f16: L = D2Q9, F = f32, S = Half;
+        d3q19_f32_f16: L = D3Q19, F = f32, S = Half;
+        d3q27_f32_f16: L = D3Q27, F = f32, S = Half;
+    ] {
+        // Grid communication (`crate::interpolate`, `crate::average`) by coarse-level parity.
+        interpolate_linear_even => InterpolateChildren<L, F, S, false, false>;
+        interpolate_cubic_even => InterpolateChildren<L, F, S, false, true>;
+        interpolate_linear_odd => InterpolateChildren<L, F, S, true, false>;
+        interpolate_cubic_odd => InterpolateChildren<L, F, S, true, true>;
+        average_even => AverageToParents<L, F, S, false>;
+        average_odd => AverageToParents<L, F, S, true>;
+        rescale_parents_even => RescaleParents<L, F, S, false>;
+        rescale_parents_odd => RescaleParents<L, F, S, true>;
+        interpolate_ghosts_linear => InterpolateGhosts<L, F, S, false>;
+        interpolate_ghosts_cubic => InterpolateGhosts<L, F, S, true>;
+        // The stability guard (`crate::guard`).
+        guard_check_even => GuardCheck<L, F, S, false>;
+        guard_check_odd => GuardCheck<L, F, S, true>;
+        // Cell velocities for the gradient LES models (`crate::eddy`).
+        cell_velocity_even => CellVelocity<L, F, S, false>;
+        cell_velocity_odd => CellVelocity<L, F, S, true>;
+        // Moments for reading the solution on the host (`crate::readout`).
+        cell_moments_even => CellMoments<L, F, S, false>;
+        cell_moments_odd => CellMoments<L, F, S, true>;
+        // Momentum-exchange forces (`crate::obstacle`).
+        obstacle_force => ObstacleForce<L, F, S>;
+        // Curved and moving walls (`crate::curved`): wall distances, the pass after a step.
+        link_distance => LinkDistance<L, F, S>;
+        curved_wall_even => CurvedWall<L, F, S, false>;
+        curved_wall_odd => CurvedWall<L, F, S, true>;
+        // The cooperative vorticity criterion (`crate::criterion`): `CRITERION_CTA` threads
+        // and `CRITERION_SHARED_BYTES` of shared memory per CTA.
+        vorticity_mark_even => VorticityMarkSerial<L, F, S, false>
+            |args| vorticity_mark_cooperative::<Nv, L, F, S, false>(&Nv, &args);
+        vorticity_mark_odd => VorticityMarkSerial<L, F, S, true>
+            |args| vorticity_mark_cooperative::<Nv, L, F, S, true>(&Nv, &args);
+    }
+
+    /// Per (velocity set, precision), for kernels that do not touch the pool.
+    geometry (L: VelocitySet, F: Real) [
         d2q9_f32: L = D2Q9, F = f32;
         d2q9_f64: L = D2Q9, F = f64;
         d3q19_f32: L = D3Q19, F = f32;
@@ -328,75 +382,55 @@ registry! {
         d3q27_f32: L = D3Q27, F = f32;
         d3q27_f64: L = D3Q27, F = f64;
     ] {
-        // Grid communication (`crate::interpolate`, `crate::average`) by coarse-level parity.
-        interpolate_linear_even => InterpolateChildren<L, F, false, false>;
-        interpolate_cubic_even => InterpolateChildren<L, F, false, true>;
-        interpolate_linear_odd => InterpolateChildren<L, F, true, false>;
-        interpolate_cubic_odd => InterpolateChildren<L, F, true, true>;
-        average_even => AverageToParents<L, F, false>;
-        average_odd => AverageToParents<L, F, true>;
-        rescale_parents_even => RescaleParents<L, F, false>;
-        rescale_parents_odd => RescaleParents<L, F, true>;
-        interpolate_ghosts_linear => InterpolateGhosts<L, F, false>;
-        interpolate_ghosts_cubic => InterpolateGhosts<L, F, true>;
-        // The stability guard (`crate::guard`).
-        guard_check_even => GuardCheck<L, F, false>;
-        guard_check_odd => GuardCheck<L, F, true>;
-        // Cell velocities for the gradient LES models (`crate::eddy`).
-        cell_velocity_even => CellVelocity<L, F, false>;
-        cell_velocity_odd => CellVelocity<L, F, true>;
-        // Moments for reading the solution on the host (`crate::readout`).
-        cell_moments_even => CellMoments<L, F, false>;
-        cell_moments_odd => CellMoments<L, F, true>;
-        // Momentum-exchange forces (`crate::obstacle`).
-        obstacle_force => ObstacleForce<L, F>;
-        // Curved and moving walls (`crate::curved`): wall distances, the pass after a step.
-        link_distance => LinkDistance<L, F>;
-        curved_wall_even => CurvedWall<L, F, false>;
-        curved_wall_odd => CurvedWall<L, F, true>;
         // Wall distances to a triangle surface (`crate::surface`).
         surface_link_distance => SurfaceLinkDistance<L, F>;
-        // The cooperative vorticity criterion (`crate::criterion`): `CRITERION_CTA` threads
-        // and `CRITERION_SHARED_BYTES` of shared memory per CTA.
-        vorticity_mark_even => VorticityMarkSerial<L, F, false>
-            |args| vorticity_mark_cooperative::<Nv, L, F, false>(&Nv, &args);
-        vorticity_mark_odd => VorticityMarkSerial<L, F, true>
-            |args| vorticity_mark_cooperative::<Nv, L, F, true>(&Nv, &args);
     }
 
-    /// Per (velocity set, precision, collision operator).
-    collision (L: VelocitySet, F: Real, C: Collision) [
-        d2q9_f32_bgk: L = D2Q9, F = f32, C = Bgk;
-        d2q9_f32_trt: L = D2Q9, F = f32, C = Trt;
-        d2q9_f32_rr: L = D2Q9, F = f32, C = Rr;
-        d2q9_f32_mrt: L = D2Q9, F = f32, C = Mrt;
-        d2q9_f64_bgk: L = D2Q9, F = f64, C = Bgk;
-        d2q9_f64_trt: L = D2Q9, F = f64, C = Trt;
-        d2q9_f64_rr: L = D2Q9, F = f64, C = Rr;
-        d2q9_f64_mrt: L = D2Q9, F = f64, C = Mrt;
-        d3q19_f32_bgk: L = D3Q19, F = f32, C = Bgk;
-        d3q19_f32_trt: L = D3Q19, F = f32, C = Trt;
-        d3q19_f32_rr: L = D3Q19, F = f32, C = Rr;
-        d3q19_f32_mrt: L = D3Q19, F = f32, C = Mrt;
-        d3q19_f64_bgk: L = D3Q19, F = f64, C = Bgk;
-        d3q19_f64_trt: L = D3Q19, F = f64, C = Trt;
-        d3q19_f64_rr: L = D3Q19, F = f64, C = Rr;
-        d3q19_f64_mrt: L = D3Q19, F = f64, C = Mrt;
-        d3q27_f32_bgk: L = D3Q27, F = f32, C = Bgk;
-        d3q27_f32_trt: L = D3Q27, F = f32, C = Trt;
-        d3q27_f32_rr: L = D3Q27, F = f32, C = Rr;
-        d3q27_f32_mrt: L = D3Q27, F = f32, C = Mrt;
-        d3q27_f64_bgk: L = D3Q27, F = f64, C = Bgk;
-        d3q27_f64_trt: L = D3Q27, F = f64, C = Trt;
-        d3q27_f64_rr: L = D3Q27, F = f64, C = Rr;
-        d3q27_f64_mrt: L = D3Q27, F = f64, C = Mrt;
+    /// Per (velocity set, precision, storage, collision operator).
+    collision (L: VelocitySet, F: Real, S: Storage<F>, C: Collision) [
+        d2q9_f32_bgk: L = D2Q9, F = f32, S = Native, C = Bgk;
+        d2q9_f32_trt: L = D2Q9, F = f32, S = Native, C = Trt;
+        d2q9_f32_rr: L = D2Q9, F = f32, S = Native, C = Rr;
+        d2q9_f32_mrt: L = D2Q9, F = f32, S = Native, C = Mrt;
+        d2q9_f64_bgk: L = D2Q9, F = f64, S = Native, C = Bgk;
+        d2q9_f64_trt: L = D2Q9, F = f64, S = Native, C = Trt;
+        d2q9_f64_rr: L = D2Q9, F = f64, S = Native, C = Rr;
+        d2q9_f64_mrt: L = D2Q9, F = f64, S = Native, C = Mrt;
+        d3q19_f32_bgk: L = D3Q19, F = f32, S = Native, C = Bgk;
+        d3q19_f32_trt: L = D3Q19, F = f32, S = Native, C = Trt;
+        d3q19_f32_rr: L = D3Q19, F = f32, S = Native, C = Rr;
+        d3q19_f32_mrt: L = D3Q19, F = f32, S = Native, C = Mrt;
+        d3q19_f64_bgk: L = D3Q19, F = f64, S = Native, C = Bgk;
+        d3q19_f64_trt: L = D3Q19, F = f64, S = Native, C = Trt;
+        d3q19_f64_rr: L = D3Q19, F = f64, S = Native, C = Rr;
+        d3q19_f64_mrt: L = D3Q19, F = f64, S = Native, C = Mrt;
+        d3q27_f32_bgk: L = D3Q27, F = f32, S = Native, C = Bgk;
+        d3q27_f32_trt: L = D3Q27, F = f32, S = Native, C = Trt;
+        d3q27_f32_rr: L = D3Q27, F = f32, S = Native, C = Rr;
+        d3q27_f32_mrt: L = D3Q27, F = f32, S = Native, C = Mrt;
+        d3q27_f64_bgk: L = D3Q27, F = f64, S = Native, C = Bgk;
+        d3q27_f64_trt: L = D3Q27, F = f64, S = Native, C = Trt;
+        d3q27_f64_rr: L = D3Q27, F = f64, S = Native, C = Rr;
+        d3q27_f64_mrt: L = D3Q27, F = f64, S = Native, C = Mrt;
+        d2q9_f32_f16_bgk: L = D2Q9, F = f32, S = Half, C = Bgk;
+        d2q9_f32_f16_trt: L = D2Q9, F = f32, S = Half, C = Trt;
+        d2q9_f32_f16_rr: L = D2Q9, F = f32, S = Half, C = Rr;
+        d2q9_f32_f16_mrt: L = D2Q9, F = f32, S = Half, C = Mrt;
+        d3q19_f32_f16_bgk: L = D3Q19, F = f32, S = Half, C = Bgk;
+        d3q19_f32_f16_trt: L = D3Q19, F = f32, S = Half, C = Trt;
+        d3q19_f32_f16_rr: L = D3Q19, F = f32, S = Half, C = Rr;
+        d3q19_f32_f16_mrt: L = D3Q19, F = f32, S = Half, C = Mrt;
+        d3q27_f32_f16_bgk: L = D3Q27, F = f32, S = Half, C = Bgk;
+        d3q27_f32_f16_trt: L = D3Q27, F = f32, S = Half, C = Trt;
+        d3q27_f32_f16_rr: L = D3Q27, F = f32, S = Half, C = Rr;
+        d3q27_f32_f16_mrt: L = D3Q27, F = f32, S = Half, C = Mrt;
     ] {
         // Fused stream and collide, even and odd AA steps (`crate::stream`).
-        stream_collide_even => StreamCollide<L, F, C, false>;
-        stream_collide_odd => StreamCollide<L, F, C, true>;
+        stream_collide_even => StreamCollide<L, F, S, C, false>;
+        stream_collide_odd => StreamCollide<L, F, S, C, true>;
         // The same under a gradient LES model (`crate::eddy`).
-        stream_collide_grad_even => StreamCollideGradient<L, F, C, false>;
-        stream_collide_grad_odd => StreamCollideGradient<L, F, C, true>;
+        stream_collide_grad_even => StreamCollideGradient<L, F, S, C, false>;
+        stream_collide_grad_odd => StreamCollideGradient<L, F, S, C, true>;
     }
 
     /// Per dimension.
@@ -467,8 +501,10 @@ registry! {
         prim_scatter_b8 => Scatter<u64>;
         prim_split_scatter => SplitScatter;
         // Block data (`crate::pack`), per element size.
+        pack_blocks_b2 => PackBlocks<u16, false>;
         pack_blocks_b4 => PackBlocks<u32, false>;
         pack_blocks_b8 => PackBlocks<u64, false>;
+        unpack_blocks_b2 => PackBlocks<u16, true>;
         unpack_blocks_b4 => PackBlocks<u32, true>;
         unpack_blocks_b8 => PackBlocks<u64, true>;
         prim_rank_sort => RankSort;

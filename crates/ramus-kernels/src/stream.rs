@@ -48,6 +48,7 @@ use crate::lattice::{Dim, VelocitySet};
 use crate::launch::Kernel;
 use crate::profile::{wall_velocity, ProfileTable};
 use crate::real::Real;
+use crate::storage::Storage;
 
 /// Face kind in [`StepParams::face_kind`]: half-way bounce-back with a known velocity.
 pub const FACE_VELOCITY: u32 = 0;
@@ -115,9 +116,9 @@ crate::memory::arg_bytes_by_field!(StepParams<F>: omega, omega_minus, omega_bulk
 /// `i` of its cell `t` at `(b Q + i) 4^D + t` — a block's cells contiguous, structure of
 /// arrays by direction within the block (see [`pool_index`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Field<F> {
-    /// Shifted distributions.
-    pub f: *mut F,
+pub struct Field<P> {
+    /// Shifted distributions, as stored ([`Storage::Elem`]).
+    pub f: *mut P,
     /// Neighbour links, `3^D` per block.
     pub nbr: *const i32,
     /// Per block: [`ONB_LINKS`] | [`ONB_SOLID`] flags. Lets every other block skip the
@@ -126,6 +127,16 @@ pub struct Field<F> {
     /// Per block: bit `t` set if cell `t` is solid. Read only for blocks flagged
     /// [`ONB_SOLID`] (may be null when none is).
     pub solid: *const u64,
+}
+
+/// Stores `x` at index `k` of the pool in its storage ([`Storage::narrow`], the index
+/// seeding the rounding).
+///
+/// # Safety
+/// `k` must be in bounds of the pool `f`.
+#[inline(always)]
+pub unsafe fn put<F: Real, S: Storage<F>>(f: *mut S::Elem, k: usize, x: F) {
+    *f.add(k) = S::narrow(x, k);
 }
 
 /// Index of direction `i` of cell `t` of block `b` in the pool.
@@ -138,7 +149,7 @@ pub const fn pool_index<L: VelocitySet>(b: usize, i: usize, t: usize) -> usize {
 /// Whether cell `t` of block `b` is solid (`b` flagged [`ONB_SOLID`] or a neighbour of
 /// one, so that `solid` is allocated).
 #[inline(always)]
-unsafe fn is_solid<F>(fld: &Field<F>, b: usize, t: usize) -> bool {
+unsafe fn is_solid<P>(fld: &Field<P>, b: usize, t: usize) -> bool {
     (*fld.solid.add(b) >> t) & 1 != 0
 }
 
@@ -208,7 +219,7 @@ fn wrapped(x: [i32; 3], d: [i32; 3]) -> usize {
 /// `fld.nbr` must hold the links of block `b`; with `solid`, `fld.solid` the masks of its
 /// neighbours.
 #[inline(always)]
-pub unsafe fn odd_links<L: VelocitySet, F>(fld: &Field<F>, b: usize, x: [i32; 3], solid: bool) -> L::Pop<i32> {
+pub unsafe fn odd_links<L: VelocitySet, P>(fld: &Field<P>, b: usize, x: [i32; 3], solid: bool) -> L::Pop<i32> {
     let mut links = L::Pop::<i32>::default();
     L::unroll(
         #[inline(always)]
@@ -231,8 +242,8 @@ pub unsafe fn odd_links<L: VelocitySet, F>(fld: &Field<F>, b: usize, x: [i32; 3]
 /// # Safety
 /// `fld` must describe live allocations that hold block `b` and all its linked blocks.
 #[inline(always)]
-pub unsafe fn load<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
-    fld: &Field<F>,
+pub unsafe fn load<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, const WALLS: bool>(
+    fld: &Field<S::Elem>,
     b: usize,
     t: usize,
     links: &L::Pop<i32>,
@@ -246,10 +257,10 @@ pub unsafe fn load<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
             h[i] = if ODD && i != 0 && (!WALLS || link >= 0) {
                 // Slot ī of x − c_i.
                 let c = L::C[i];
-                *fld.f.add(pool_index::<L>(link as usize, L::opposite(i), wrapped(x, [-c[0], -c[1], -c[2]])))
+                S::widen(*fld.f.add(pool_index::<L>(link as usize, L::opposite(i), wrapped(x, [-c[0], -c[1], -c[2]]))))
             } else {
                 // Own slot i: the natural layout, or what bounced back from a boundary.
-                *fld.f.add(pool_index::<L>(b, i, t))
+                S::widen(*fld.f.add(pool_index::<L>(b, i, t)))
             };
         },
     );
@@ -263,8 +274,8 @@ pub unsafe fn load<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
 /// As for [`load`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>(
-    fld: &Field<F>,
+pub unsafe fn store<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, const WALLS: bool>(
+    fld: &Field<S::Elem>,
     p: &StepParams<F>,
     tab: &ProfileTable<F>,
     b: usize,
@@ -281,12 +292,12 @@ pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>
             // x + c_i = x − c_ī: the link was resolved for direction ī.
             let link = links[ib];
             if i != 0 && WALLS && link < 0 {
-                *fld.f.add(pool_index::<L>(b, ib, t)) = bounce::<L, F>(p, tab, b, t, link, i, h[i], u);
+                put::<F, S>(fld.f, pool_index::<L>(b, ib, t), bounce::<L, F>(p, tab, b, t, link, i, h[i], u));
             } else if ODD && i != 0 {
                 // Slot i of x + c_i.
-                *fld.f.add(pool_index::<L>(link as usize, i, wrapped(x, L::C[i]))) = h[i];
+                put::<F, S>(fld.f, pool_index::<L>(link as usize, i, wrapped(x, L::C[i])), h[i]);
             } else {
-                *fld.f.add(pool_index::<L>(b, ib, t)) = h[i];
+                put::<F, S>(fld.f, pool_index::<L>(b, ib, t), h[i]);
             }
         },
     );
@@ -298,8 +309,16 @@ pub unsafe fn store<L: VelocitySet, F: Real, const ODD: bool, const WALLS: bool>
 /// ([`crate::eddy::cell_params`]) and records its eddy viscosity.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn collide_store<L: VelocitySet, F: Real, C: Collision, const ODD: bool, const WALLS: bool, const GRAD: bool>(
-    fld: &Field<F>,
+unsafe fn collide_store<
+    L: VelocitySet,
+    F: Real,
+    S: Storage<F>,
+    C: Collision,
+    const ODD: bool,
+    const WALLS: bool,
+    const GRAD: bool,
+>(
+    fld: &Field<S::Elem>,
     p: &StepParams<F>,
     les: &EddyField<F>,
     tab: &ProfileTable<F>,
@@ -311,12 +330,12 @@ unsafe fn collide_store<L: VelocitySet, F: Real, C: Collision, const ODD: bool, 
     // A compile-time choice: the gradient model's registers would otherwise lower the
     // occupancy of every step (−3.5 % on uniform D3Q19 f32 as a run-time branch).
     let (_, u) = if GRAD {
-        let q = cell_params::<L, F>(p, fld, les, b, t);
+        let q = cell_params::<L, F, S::Elem>(p, fld, les, b, t);
         C::collide::<L, F>(&mut h, &q)
     } else {
         C::collide::<L, F>(&mut h, p)
     };
-    store::<L, F, ODD, WALLS>(fld, p, tab, b, t, links, &h, u);
+    store::<L, F, S, ODD, WALLS>(fld, p, tab, b, t, links, &h, u);
 }
 
 /// One fused collide-and-stream step of cell `t` in block `b`. Solid cells are skipped:
@@ -334,8 +353,15 @@ unsafe fn collide_store<L: VelocitySet, F: Real, C: Collision, const ODD: bool, 
 /// With `GRAD`, `les` must hold the current velocities of the level's cells
 /// ([`crate::eddy::CellVelocity`]), room for their eddy viscosities and the cell masks.
 #[inline(always)]
-pub unsafe fn stream_collide<L: VelocitySet, F: Real, C: Collision, const ODD: bool, const GRAD: bool>(
-    fld: &Field<F>,
+pub unsafe fn stream_collide<
+    L: VelocitySet,
+    F: Real,
+    S: Storage<F>,
+    C: Collision,
+    const ODD: bool,
+    const GRAD: bool,
+>(
+    fld: &Field<S::Elem>,
     p: &StepParams<F>,
     les: &EddyField<F>,
     tab: &ProfileTable<F>,
@@ -344,21 +370,21 @@ pub unsafe fn stream_collide<L: VelocitySet, F: Real, C: Collision, const ODD: b
 ) {
     let x = cell_coords(t);
     let none = L::Pop::<i32>::default();
-    let own = if ODD { L::Pop::<F>::default() } else { load::<L, F, false, false>(fld, b, t, &none) };
-    let fluid_links = if ODD { odd_links::<L, F>(fld, b, x, false) } else { none };
+    let own = if ODD { L::Pop::<F>::default() } else { load::<L, F, S, false, false>(fld, b, t, &none) };
+    let fluid_links = if ODD { odd_links::<L, _>(fld, b, x, false) } else { none };
     // Uniform across the cells of a block: no divergence on the GPU.
     let flags = *fld.onb.add(b);
     if flags == 0 {
-        let h = if ODD { load::<L, F, true, false>(fld, b, t, &fluid_links) } else { own };
-        return collide_store::<L, F, C, ODD, false, GRAD>(fld, p, les, tab, b, t, &fluid_links, h);
+        let h = if ODD { load::<L, F, S, true, false>(fld, b, t, &fluid_links) } else { own };
+        return collide_store::<L, F, S, C, ODD, false, GRAD>(fld, p, les, tab, b, t, &fluid_links, h);
     }
     let solid = flags & ONB_SOLID != 0;
     if solid && is_solid(fld, b, t) {
         return;
     }
-    let links = if ODD && !solid { fluid_links } else { odd_links::<L, F>(fld, b, x, solid) };
-    let h = if ODD { load::<L, F, true, true>(fld, b, t, &links) } else { own };
-    collide_store::<L, F, C, ODD, true, GRAD>(fld, p, les, tab, b, t, &links, h);
+    let links = if ODD && !solid { fluid_links } else { odd_links::<L, _>(fld, b, x, solid) };
+    let h = if ODD { load::<L, F, S, true, true>(fld, b, t, &links) } else { own };
+    collide_store::<L, F, S, C, ODD, true, GRAD>(fld, p, les, tab, b, t, &links, h);
 }
 
 /// Pre-collision populations of cell `t` of block `b` after an even (`ODD = false`) or
@@ -369,11 +395,15 @@ pub unsafe fn stream_collide<L: VelocitySet, F: Real, C: Collision, const ODD: b
 /// # Safety
 /// As for [`load`].
 #[inline(always)]
-pub unsafe fn load_cell<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, b: usize, t: usize) -> L::Pop<F> {
+pub unsafe fn load_cell<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
+    fld: &Field<S::Elem>,
+    b: usize,
+    t: usize,
+) -> L::Pop<F> {
     let x = cell_coords(t);
     let none = L::Pop::<i32>::default();
-    let own = if ODD { L::Pop::<F>::default() } else { load::<L, F, false, false>(fld, b, t, &none) };
-    let fluid_links = if ODD { odd_links::<L, F>(fld, b, x, false) } else { none };
+    let own = if ODD { L::Pop::<F>::default() } else { load::<L, F, S, false, false>(fld, b, t, &none) };
+    let fluid_links = if ODD { odd_links::<L, _>(fld, b, x, false) } else { none };
     let flags = *fld.onb.add(b);
     let solid = flags & ONB_SOLID != 0;
     if solid && is_solid(fld, b, t) {
@@ -383,17 +413,17 @@ pub unsafe fn load_cell<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>
         return own;
     }
     if flags == 0 {
-        return load::<L, F, true, false>(fld, b, t, &fluid_links);
+        return load::<L, F, S, true, false>(fld, b, t, &fluid_links);
     }
-    let links = if solid { odd_links::<L, F>(fld, b, x, true) } else { fluid_links };
-    load::<L, F, true, true>(fld, b, t, &links)
+    let links = if solid { odd_links::<L, _>(fld, b, x, true) } else { fluid_links };
+    load::<L, F, S, true, true>(fld, b, t, &links)
 }
 
 kernel_args! {
     /// Arguments of [`StreamCollide`].
-    pub struct StreamArgs<F> {
-        /// Distribution pool.
-        pub f: mut F,
+    pub struct StreamArgs<F, P> {
+        /// Distribution pool ([`Storage::Elem`]).
+        pub f: mut P,
         /// Neighbour links.
         pub nbr: ref i32,
         /// Per-block boundary flags ([`ONB_LINKS`], [`ONB_SOLID`]).
@@ -423,49 +453,51 @@ kernel_args! {
 
 /// One fused collide-and-stream step over the cells of the blocks in an ID set with the
 /// collision operator `C`: even (`ODD = false`) or odd AA step.
-pub struct StreamCollide<L, F, C, const ODD: bool>(PhantomData<(L, F, C)>);
+pub struct StreamCollide<L, F, S, C, const ODD: bool>(PhantomData<(L, F, S, C)>);
 
-impl<L: VelocitySet, F: Real, C: Collision, const ODD: bool> Kernel for StreamCollide<L, F, C, ODD> {
-    type Args = StreamArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kernel for StreamCollide<L, F, S, C, ODD> {
+    type Args = StreamArgs<F, S::Elem>;
 
-    fn max_items(l: &StreamArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &StreamArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.ids * <L::Dim as Dim>::BLOCK_CELLS)
     }
     /// 2 cell-blocks in 3D, 8 in 2D: measured best on the H100 (BENCHMARKS.md).
     const THREADS: u32 = 128;
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &StreamArgs<F>) {
+    unsafe fn run(i: usize, a: &StreamArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.ids.add(i / m) as usize; // m is a power of two: a shift
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let les = EddyField { vel: a.vel, eddy: a.eddy, cell_mask: a.cell_mask };
         let tab = ProfileTable { slot: a.profile_slot, u: a.profile_u };
-        stream_collide::<L, F, C, ODD, false>(&fld, &a.params, &les, &tab, b, i & (m - 1));
+        stream_collide::<L, F, S, C, ODD, false>(&fld, &a.params, &les, &tab, b, i & (m - 1));
     }
 }
 
 /// [`StreamCollide`] under a gradient LES model (WALE, Vreman: [`crate::eddy`]), a kernel
 /// of its own so that the plain step keeps its registers. The host launches it after
 /// [`crate::eddy::CellVelocity`] has written the level's velocities.
-pub struct StreamCollideGradient<L, F, C, const ODD: bool>(PhantomData<(L, F, C)>);
+pub struct StreamCollideGradient<L, F, S, C, const ODD: bool>(PhantomData<(L, F, S, C)>);
 
-impl<L: VelocitySet, F: Real, C: Collision, const ODD: bool> Kernel for StreamCollideGradient<L, F, C, ODD> {
-    type Args = StreamArgs<F>;
+impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kernel
+    for StreamCollideGradient<L, F, S, C, ODD>
+{
+    type Args = StreamArgs<F, S::Elem>;
 
-    fn max_items(l: &StreamArgs<F, Lens>) -> Option<usize> {
+    fn max_items(l: &StreamArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.ids * <L::Dim as Dim>::BLOCK_CELLS)
     }
     const THREADS: u32 = 128;
 
     #[inline(always)]
-    unsafe fn run(i: usize, a: &StreamArgs<F>) {
+    unsafe fn run(i: usize, a: &StreamArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.ids.add(i / m) as usize;
         let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
         let les = EddyField { vel: a.vel, eddy: a.eddy, cell_mask: a.cell_mask };
         let tab = ProfileTable { slot: a.profile_slot, u: a.profile_u };
-        stream_collide::<L, F, C, ODD, true>(&fld, &a.params, &les, &tab, b, i & (m - 1));
+        stream_collide::<L, F, S, C, ODD, true>(&fld, &a.params, &les, &tab, b, i & (m - 1));
     }
 }
 
@@ -482,23 +514,32 @@ impl<L: VelocitySet, F: Real, C: Collision, const ODD: bool> Kernel for StreamCo
 /// # Safety
 /// As for [`load`].
 #[inline(always)]
-pub unsafe fn store_cell<L: VelocitySet, F: Real, const ODD: bool>(fld: &Field<F>, b: usize, t: usize, h: &L::Pop<F>) {
+pub unsafe fn store_cell<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
+    fld: &Field<S::Elem>,
+    b: usize,
+    t: usize,
+    h: &L::Pop<F>,
+) {
     let flags = *fld.onb.add(b);
     let solid = flags & ONB_SOLID != 0;
     if solid && is_solid(fld, b, t) {
         return;
     }
     let x = cell_coords(t);
-    let links = if ODD { odd_links::<L, F>(fld, b, x, solid) } else { L::Pop::<i32>::default() };
+    let links = if ODD { odd_links::<L, _>(fld, b, x, solid) } else { L::Pop::<i32>::default() };
     L::unroll(
         #[inline(always)]
         |i| {
             let link = links[i];
             if ODD && i != 0 && link >= 0 {
                 let c = L::C[i];
-                *fld.f.add(pool_index::<L>(link as usize, L::opposite(i), wrapped(x, [-c[0], -c[1], -c[2]]))) = h[i];
+                put::<F, S>(
+                    fld.f,
+                    pool_index::<L>(link as usize, L::opposite(i), wrapped(x, [-c[0], -c[1], -c[2]])),
+                    h[i],
+                );
             } else {
-                *fld.f.add(pool_index::<L>(b, i, t)) = h[i];
+                put::<F, S>(fld.f, pool_index::<L>(b, i, t), h[i]);
             }
         },
     );

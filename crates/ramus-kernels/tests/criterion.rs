@@ -14,7 +14,7 @@ use ramus_kernels::criterion::{
 use ramus_kernels::launch::Kernel;
 use ramus_kernels::primitives::Cta;
 use ramus_kernels::stream::pool_index;
-use ramus_kernels::{Dim, VelocitySet, D2Q9, D3Q19, D3Q27};
+use ramus_kernels::{Dim, Native, VelocitySet, D2Q9, D3Q19, D3Q27};
 
 /// Blocks per axis.
 const B: usize = 3;
@@ -96,7 +96,7 @@ fn grid<L: VelocitySet>(walls: bool) -> Grid {
     Grid { f, nbr, onb, status, n }
 }
 
-fn args<F>(g: &mut Grid, f: *mut F, mark: &mut [i32], scale: F) -> CriterionArgs<F> {
+fn args<F>(g: &mut Grid, f: *mut F, mark: &mut [i32], scale: F) -> CriterionArgs<F, F> {
     CriterionArgs {
         f,
         nbr: g.nbr.as_ptr(),
@@ -136,7 +136,7 @@ fn check<L: VelocitySet, const ODD: bool>(walls: bool) {
                         } else {
                             for i in 0..g.n {
                                 // SAFETY: arrays for `n` blocks.
-                                unsafe { VorticityMarkSerial::<L, _, ODD>::run(i, &a) };
+                                unsafe { VorticityMarkSerial::<L, _, Native, ODD>::run(i, &a) };
                             }
                         }
                     }};
@@ -159,9 +159,9 @@ fn check<L: VelocitySet, const ODD: bool>(walls: bool) {
 }
 
 /// Runs the cooperative kernel over `items` cells, CTA by CTA, with garbage in shared memory.
-fn run_cooperative<L: VelocitySet, F: ramus_kernels::Real, const ODD: bool>(a: &CriterionArgs<F>, items: usize)
+fn run_cooperative<L: VelocitySet, F: ramus_kernels::Real, const ODD: bool>(a: &CriterionArgs<F, F>, items: usize)
 where
-    CriterionArgs<F>: Sync,
+    CriterionArgs<F, F>: Sync,
 {
     for c in 0..items.div_ceil(CRITERION_CTA as usize) {
         let mut smem = vec![0x5555_5555_5555_5555u64; CRITERION_SHARED_BYTES as usize / 8];
@@ -173,7 +173,7 @@ where
                 s.spawn(move || {
                     let cta = Emu { t, b: c, barrier, smem };
                     // SAFETY: the CTA size, the shared size, arrays for the listed blocks.
-                    unsafe { vorticity_mark_cooperative::<_, L, F, ODD>(&cta, a) };
+                    unsafe { vorticity_mark_cooperative::<_, L, F, Native, ODD>(&cta, a) };
                 });
             }
         });

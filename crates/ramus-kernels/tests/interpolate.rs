@@ -16,6 +16,7 @@ use ramus_kernels::interpolate::{split_values, GhostArgs, InterpolateGhosts, Res
 use ramus_kernels::launch::Kernel;
 use ramus_kernels::les::LesTransfer;
 use ramus_kernels::stream::{load_cell, store_cell, Field};
+use ramus_kernels::Native;
 use ramus_kernels::{Dim, VelocitySet, D2Q9, D3Q19, D3Q27};
 
 /// Deterministic uniform numbers in [-0.5, 0.5).
@@ -242,7 +243,7 @@ fn averaging_inverts_interpolation() {
 
 /// Transfer arguments that only carry factors (the pointers are not read by
 /// [`split_for`]).
-fn transfer_args(les: LesTransfer<f64>) -> CommArgs<f64> {
+fn transfer_args(les: LesTransfer<f64>) -> CommArgs<f64, f64> {
     CommArgs {
         f: std::ptr::null_mut(),
         nbr: std::ptr::null(),
@@ -297,7 +298,7 @@ fn eddy_round_trip_check<L: VelocitySet>() {
                 (0..m)
                     .map(|t| {
                         let acc =
-                            interpolate_acc::<L, f64, false, _>(k, t, |j| split_for::<L, f64>(&coarse[j], nu, &a));
+                            interpolate_acc::<L, f64, false, _>(k, t, |j| split_for::<L, f64, _>(&coarse[j], nu, &a));
                         (join::<L, f64>(&acc), acc.nu)
                     })
                     .collect()
@@ -385,7 +386,7 @@ impl Pool {
     fn field(&mut self) -> Field<f64> {
         Field { f: self.f.as_mut_ptr(), nbr: self.nbr.as_ptr(), onb: self.onb.as_ptr(), solid: std::ptr::null() }
     }
-    fn args(&mut self, list: &[u32], factor: f64, masked: bool) -> CommArgs<f64> {
+    fn args(&mut self, list: &[u32], factor: f64, masked: bool) -> CommArgs<f64, f64> {
         CommArgs {
             f: self.f.as_mut_ptr(),
             nbr: self.nbr.as_ptr(),
@@ -408,12 +409,12 @@ impl Pool {
     fn get<L: VelocitySet, const ODD: bool>(&mut self, b: usize, t: usize) -> L::Pop<f64> {
         let fld = self.field();
         // SAFETY: the pool holds every block and its links point into it.
-        unsafe { load_cell::<L, f64, ODD>(&fld, b, t) }
+        unsafe { load_cell::<L, f64, Native, ODD>(&fld, b, t) }
     }
     fn put<L: VelocitySet, const ODD: bool>(&mut self, b: usize, t: usize, h: &L::Pop<f64>) {
         let fld = self.field();
         // SAFETY: as in `get`.
-        unsafe { store_cell::<L, f64, ODD>(&fld, b, t, h) }
+        unsafe { store_cell::<L, f64, Native, ODD>(&fld, b, t, h) }
     }
 }
 
@@ -444,7 +445,7 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
 
     // All cells of new children.
     let args = pl.args(&children, a, false);
-    run_all::<InterpolateChildren<L, f64, ODD, CUBIC>>(nc * m, &args);
+    run_all::<InterpolateChildren<L, f64, Native, ODD, CUBIC>>(nc * m, &args);
     for k in 0..nc {
         for t in 0..m {
             let err = max_diff::<L>(&pl.get::<L, false>(n + k, t), &expect(k, t));
@@ -466,7 +467,7 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
         }
     }
     let args = pl.args(&children, a, true);
-    run_all::<InterpolateChildren<L, f64, ODD, CUBIC>>(nc * m, &args);
+    run_all::<InterpolateChildren<L, f64, Native, ODD, CUBIC>>(nc * m, &args);
     for k in 0..nc {
         for t in 0..m {
             let want = if (t + k) % 3 == 0 { expect(k, t) } else { marker };
@@ -487,9 +488,9 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
     let mut scratch = vec![0.0f64; split_values::<L>() * m];
     let parents = [0u32];
     let mut g = GhostArgs { comm: pl.args(&parents, a, true), slot: slot.as_mut_ptr(), scratch: scratch.as_mut_ptr() };
-    run_all::<RescaleParents<L, f64, ODD>>(m, &g);
+    run_all::<RescaleParents<L, f64, Native, ODD>>(m, &g);
     g.comm.list = children.as_ptr();
-    run_all::<InterpolateGhosts<L, f64, CUBIC>>(nc * m, &g);
+    run_all::<InterpolateGhosts<L, f64, Native, CUBIC>>(nc * m, &g);
     assert_eq!(slot[0], 0, "{name}: parent slot recorded");
     for k in 0..nc {
         for t in 0..m {
@@ -508,7 +509,7 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
     let b_fac = 1.0 / a;
     let parents = [0u32];
     let args = pl.args(&parents, b_fac, false);
-    run_all::<AverageToParents<L, f64, ODD>>(m, &args);
+    run_all::<AverageToParents<L, f64, Native, ODD>>(m, &args);
     let averaged: Vec<_> = (0..m)
         .map(|j| {
             average::<L, f64, _>(j, b_fac, b_fac, [0.0; 3], &Default::default(), &Default::default(), |k, t| fine[k][t])
@@ -550,7 +551,7 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
         }
         let mut args = pl.args(&parents, b_fac, true);
         args.masked = mode;
-        run_all::<AverageToParents<L, f64, ODD>>(m, &args);
+        run_all::<AverageToParents<L, f64, Native, ODD>>(m, &args);
         for j in 0..m {
             let written = match mode {
                 AVERAGE_NOT_GHOST => cat(j) != 1,
@@ -580,8 +581,14 @@ fn kernels_match_pure_functions() {
 #[test]
 fn kernel_names() {
     use ramus_kernels::registry::Entry;
-    assert_eq!(<InterpolateChildren<D3Q19, f32, true, true> as Entry>::ENTRY, "interpolate_cubic_odd_d3q19_f32");
-    assert_eq!(<InterpolateChildren<D2Q9, f64, false, false> as Entry>::ENTRY, "interpolate_linear_even_d2q9_f64");
-    assert_eq!(<AverageToParents<D3Q27, f64, true> as Entry>::ENTRY, "average_odd_d3q27_f64");
-    assert_eq!(<AverageToParents<D3Q27, f64, false> as Entry>::ENTRY, "average_even_d3q27_f64");
+    assert_eq!(
+        <InterpolateChildren<D3Q19, f32, Native, true, true> as Entry>::ENTRY,
+        "interpolate_cubic_odd_d3q19_f32"
+    );
+    assert_eq!(
+        <InterpolateChildren<D2Q9, f64, Native, false, false> as Entry>::ENTRY,
+        "interpolate_linear_even_d2q9_f64"
+    );
+    assert_eq!(<AverageToParents<D3Q27, f64, Native, true> as Entry>::ENTRY, "average_odd_d3q27_f64");
+    assert_eq!(<AverageToParents<D3Q27, f64, Native, false> as Entry>::ENTRY, "average_even_d3q27_f64");
 }

@@ -3,7 +3,7 @@
 
 use ramus_kernels::block::{boundary_link, face, link_index, link_offset};
 use ramus_kernels::stream::{load_cell, store_cell, Field, ONB_SOLID};
-use ramus_kernels::{Dim, VelocitySet, D2Q9, D3Q19, D3Q27};
+use ramus_kernels::{Dim, Native, VelocitySet, D2Q9, D3Q19, D3Q27};
 
 /// A 2×2(×2) block grid, periodic in x, walls elsewhere (moving y_max wall), links built
 /// by hand.
@@ -68,11 +68,11 @@ fn check<L: VelocitySet>(solids: bool) {
                 // SAFETY: the pool holds all `n` blocks, the links point into it.
                 let got = unsafe {
                     if odd {
-                        store_cell::<L, f64, true>(&fld, b, t, &h);
-                        load_cell::<L, f64, true>(&fld, b, t)
+                        store_cell::<L, f64, Native, true>(&fld, b, t, &h);
+                        load_cell::<L, f64, Native, true>(&fld, b, t)
                     } else {
-                        store_cell::<L, f64, false>(&fld, b, t, &h);
-                        load_cell::<L, f64, false>(&fld, b, t)
+                        store_cell::<L, f64, Native, false>(&fld, b, t, &h);
+                        load_cell::<L, f64, Native, false>(&fld, b, t)
                     }
                 };
                 let changed = f.iter().zip(&before).filter(|(a, b)| a != b).count();

@@ -8,7 +8,7 @@
 //! | --- | --- |
 //! | 8 | magic `RAMUSCKP` |
 //! | 4 | format version ([`FORMAT_VERSION`]) |
-//! | 12 | dimension, velocities `Q`, bytes per float (the forest's `<D, Q, F>`) |
+//! | 12 | dimension, velocities `Q`, bytes per float (the forest's `<D, Q, F, S>`: the low 16 bits of the third word are `F`'s bytes, the high 16 bits the bytes of a stored population when the storage is not `F` itself, 0 otherwise) |
 //! | … | sections: 4-byte tag, 8-byte length, payload |
 //! | 4 | CRC-32 of everything before it |
 //!
@@ -43,17 +43,24 @@ pub(crate) struct Contents {
     pub user: Vec<u8>,
 }
 
-/// The `<D, Q, F>` of a forest, as stored.
+/// The `<D, Q, F, S>` of a forest, as stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Kind {
     pub dim: u32,
     pub q: u32,
     pub float_bytes: u32,
+    /// Bytes of a stored population when the storage is not `F` ([`crate::Half`]: 2), 0
+    /// for [`crate::Native`] (files written before the storage axis read as native).
+    pub storage_bytes: u32,
 }
 
 impl std::fmt::Display for Kind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}D, Q = {}, f{}", self.dim, self.q, 8 * self.float_bytes)
+        write!(f, "{}D, Q = {}, f{}", self.dim, self.q, 8 * self.float_bytes)?;
+        if self.storage_bytes > 0 {
+            write!(f, ", f{} storage", 8 * self.storage_bytes)?;
+        }
+        Ok(())
     }
 }
 
@@ -62,7 +69,7 @@ pub(crate) fn encode(kind: Kind, c: &Contents) -> Result<Vec<u8>> {
     let config = c.config.to_toml()?;
     let mut out = Vec::with_capacity(c.populations.len() + 1024);
     out.extend_from_slice(MAGIC);
-    for v in [FORMAT_VERSION, kind.dim, kind.q, kind.float_bytes] {
+    for v in [FORMAT_VERSION, kind.dim, kind.q, kind.float_bytes | kind.storage_bytes << 16] {
         out.extend_from_slice(&v.to_le_bytes());
     }
     section(&mut out, b"CONF", config.as_bytes());
@@ -103,7 +110,7 @@ pub(crate) fn decode(bytes: &[u8], expected: Kind, path: &Path) -> Result<Conten
             CheckpointProblem::Truncated
         }));
     }
-    let found = Kind { dim: word(1), q: word(2), float_bytes: word(3) };
+    let found = Kind { dim: word(1), q: word(2), float_bytes: word(3) & 0xffff, storage_bytes: word(3) >> 16 };
     if found != expected {
         return Err(fail(CheckpointProblem::WrongForest { found: found.to_string(), expected: expected.to_string() }));
     }

@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ramus_kernels::{Dim, VelocitySet};
+use ramus_kernels::{Dim, Native, VelocitySet};
 
 use crate::amr::{
     metadata_bytes_per_block, AdaptStage, AdaptWorkspace, BlockGeometry, Capacity, Mark, Mesh, MeshSnapshot, MeshSpec,
@@ -18,8 +18,10 @@ use crate::solver::obstacles::{SolidFn, Solids};
 use crate::solver::state::Solver;
 use crate::solver::surface::SurfaceBuffers;
 use crate::solver::sync::SyncScratch;
-use crate::solver::{amr_updates, equilibrium_pool, ActiveBlocks, Fields, Gradient, HostSolution, LeafCells, Timings};
-use crate::Float;
+use crate::solver::{
+    amr_updates, equilibrium_pool, stored, ActiveBlocks, Fields, Gradient, HostSolution, LeafCells, Timings,
+};
+use crate::{Float, PoolStorage};
 
 mod checkpoint;
 
@@ -58,13 +60,13 @@ pub struct Adaptation {
 /// assert!((forest.fields()?.mass() - 256.0).abs() < 1e-9);
 /// # Ok::<(), ramus::Error>(())
 /// ```
-pub struct Forest<D: Dim, Q: VelocitySet<Dim = D>, F: Float> {
+pub struct Forest<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F> = Native> {
     config: ForestConfig,
     tau: f64,
     steps: u64,
     device: Device,
     mesh: Mesh<D>,
-    solver: Solver<Q, F>,
+    solver: Solver<Q, F, S>,
     adapt_ws: AdaptWorkspace,
     sync: SyncScratch,
     user_criterion: Option<UserCriterion>,
@@ -73,7 +75,7 @@ pub struct Forest<D: Dim, Q: VelocitySet<Dim = D>, F: Float> {
     _lattice: PhantomData<Q>,
 }
 
-impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
+impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, F, S> {
     /// Validates `config`, builds the root grid (and the frozen wall refinement, if
     /// configured), and fills it with fluid at rest (ρ = 1).
     pub fn new(config: ForestConfig) -> Result<Self> {
@@ -118,7 +120,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         let n_root = n_root.ok_or_else(|| {
             Error::invalid("cells", format!("{:?}", config.cells), "a grid whose block count fits in memory")
         })?;
-        let solution_bytes = Solver::<Q, F>::bytes_per_block(config.les.needs_gradients());
+        let solution_bytes = Solver::<Q, F, S>::bytes_per_block(config.les.needs_gradients());
         let capacity = match config.refinement.capacity {
             Some(c) => c,
             None => {
@@ -145,7 +147,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         } else {
             None
         };
-        let mut solver = Solver::<Q, F>::new(&device, mesh.capacity(), tau, levels, &config, solids)?;
+        let mut solver = Solver::<Q, F, S>::new(&device, mesh.capacity(), tau, levels, &config, solids)?;
         solver.update_solids(&mesh)?;
         for face in Face::ALL.into_iter().take(2 * D::D) {
             if let Boundary::Velocity { velocity, profile: profile @ Profile::Parabolic } =
@@ -175,7 +177,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     }
 }
 
-impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
+impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, F, S> {
     /// Gives the velocity inlet on `face` ([`Boundary::Velocity`]) the wall velocity
     /// `profile(x)` (lattice units) at each point `x` of the face (root cells) instead of
     /// its configured velocity: every boundary cell of every level takes the value at the
@@ -212,7 +214,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     pub fn initialize(&mut self, state: impl Fn([f64; 3]) -> (f64, [f64; 3])) -> Result<()> {
         let snap = self.mesh.snapshot_active()?;
         let f = equilibrium_pool::<Q, F>(&snap, &state, None, self.config.guard.max_speed())?;
-        self.device.write(&mut self.solver.f, 0, &f)?;
+        self.device.write(&mut self.solver.f, 0, &stored::<F, S>(&f))?;
         self.steps = 0;
         self.checked_at = None;
         Ok(())
@@ -235,7 +237,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
         let snap = self.mesh.snapshot_active()?;
         let g = Gradient { grad: &gradient, taus: &self.solver.taus };
         let f = equilibrium_pool::<Q, F>(&snap, &state, Some(&g), self.config.guard.max_speed())?;
-        self.device.write(&mut self.solver.f, 0, &f)?;
+        self.device.write(&mut self.solver.f, 0, &stored::<F, S>(&f))?;
         self.steps = 0;
         self.checked_at = None;
         Ok(())
@@ -524,9 +526,11 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
     }
 
     /// The raw distribution pool (all block IDs, active or not), e.g. to compare
-    /// backends: shifted populations `h = f − w` (see [`ramus_kernels::collide`]), laid out
-    /// by [`ramus_kernels::stream::pool_index`]. Not synchronised: levels as they are.
-    pub fn distributions(&self) -> Result<Vec<F>> {
+    /// backends: shifted populations `h = f − w` (see [`ramus_kernels::collide`]) as
+    /// stored (`F` itself for [`Native`] storage, binary16 bit patterns for [`crate::Half`]:
+    /// [`Storage::widen`](ramus_kernels::Storage::widen) gives their values), laid out by
+    /// [`ramus_kernels::stream::pool_index`]. Not synchronised: levels as they are.
+    pub fn distributions(&self) -> Result<Vec<S::Elem>> {
         self.device.download(&self.solver.f)
     }
 

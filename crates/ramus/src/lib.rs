@@ -63,9 +63,10 @@ pub use config::{
 pub use error::{CheckpointProblem, Error, Quantity, Result};
 pub use forest::{Adaptation, Forest, UserCriterion};
 pub use ramus_kernels::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
+pub use ramus_kernels::storage::{Half, Native, Storage};
 pub use ramus_kernels::Real;
 pub use solver::{ActiveBlocks, Fields, HostSolution, Integrals, LeafCells, ProfileFn, SolidFn, Timings};
-pub use variants::{LatticeKind, Precision};
+pub use variants::{LatticeKind, Precision, StorageKind};
 
 /// The kernel crate, for users who write their own kernels against the same layout.
 pub use ramus_kernels as kernels;
@@ -74,9 +75,18 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
+    impl Sealed for ramus_kernels::Native {}
+    impl Sealed for ramus_kernels::Half {}
 }
 
 /// A precision the backends support: `f32` or `f64`.
 pub trait Float: Real + backend::Elem + sealed::Sealed {}
 impl Float for f32 {}
 impl Float for f64 {}
+
+/// How the distribution pool stores populations computed in `F` ([`ramus_kernels::storage`]):
+/// [`Native`] (`F` itself) or [`Half`] (IEEE binary16 of `f32` arithmetic: half the memory
+/// and the memory traffic of `f32`). The fourth parameter of [`Forest`].
+pub trait PoolStorage<F: Float>: Storage<F, Elem: backend::Elem> + sealed::Sealed {}
+impl<F: Float> PoolStorage<F> for Native {}
+impl PoolStorage<f32> for Half {}

@@ -111,3 +111,49 @@ impl fmt::Display for Precision {
         })
     }
 }
+
+/// A storage precision of the distribution pool, chosen at run time (the fourth type
+/// parameter of [`crate::Forest`], see [`crate::PoolStorage`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StorageKind {
+    /// The arithmetic precision itself ([`crate::Native`]).
+    #[default]
+    Native,
+    /// IEEE binary16 of `f32` arithmetic ([`crate::Half`]).
+    F16,
+}
+
+impl StorageKind {
+    /// Bytes per stored population with arithmetic in `precision`, or a named error for a
+    /// combination that does not exist (16-bit storage of `f64` arithmetic).
+    pub fn bytes(self, precision: Precision) -> Result<usize> {
+        match (self, precision) {
+            (StorageKind::Native, p) => Ok(p.bytes()),
+            (StorageKind::F16, Precision::F32) => Ok(2),
+            (StorageKind::F16, Precision::F64) => {
+                Err(Error::invalid("storage", "f16", "native with precision f64 (f16 storage needs f32 arithmetic)"))
+            }
+        }
+    }
+}
+
+impl FromStr for StorageKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "native" => Ok(StorageKind::Native),
+            "f16" => Ok(StorageKind::F16),
+            _ => Err(Error::UnknownOption { field: "storage", value: s.into(), allowed: "native, f16" }),
+        }
+    }
+}
+
+impl fmt::Display for StorageKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StorageKind::Native => "native",
+            StorageKind::F16 => "f16",
+        })
+    }
+}

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use ramus::kernels::registry::{self, Entry};
+use ramus::Native;
 
 /// Names of the `.entry` directives of a PTX text.
 fn ptx_entries(ptx: &str) -> BTreeSet<&str> {
@@ -65,7 +66,7 @@ fn registry_check_sees_both_directions() {
     use ramus::kernels::collision::Trt;
     use ramus::kernels::stream::StreamCollide;
     use ramus::D3Q19;
-    let name = <StreamCollide<D3Q19, f32, Trt, true> as Entry>::ENTRY;
+    let name = <StreamCollide<D3Q19, f32, Native, Trt, true> as Entry>::ENTRY;
     let without = ramus::KERNELS_PTX.replace(&format!(".entry {name}("), ".entry renamed_away(");
     let err = check_registry(&without).unwrap_err();
     assert!(err.contains(&format!("\"{name}\"")) && err.contains("\"renamed_away\""), "{err}");
@@ -80,16 +81,25 @@ fn entry_names() {
     use ramus::kernels::criterion::VorticityMarkSerial;
     use ramus::kernels::primitives::{CompactValues, ScanTileSerial};
     use ramus::kernels::stream::StreamCollide;
-    use ramus::{D2Q9, D3, D3Q27};
-    assert_eq!(<StreamCollide<D2Q9, f64, Bgk, false> as Entry>::ENTRY, "stream_collide_even_d2q9_f64_bgk");
-    assert_eq!(<StreamCollide<D3Q27, f32, Trt, true> as Entry>::ENTRY, "stream_collide_odd_d3q27_f32_trt");
+    use ramus::{D2Q9, D3, D3Q19, D3Q27};
+    assert_eq!(<StreamCollide<D2Q9, f64, Native, Bgk, false> as Entry>::ENTRY, "stream_collide_even_d2q9_f64_bgk");
+    assert_eq!(<StreamCollide<D3Q27, f32, Native, Trt, true> as Entry>::ENTRY, "stream_collide_odd_d3q27_f32_trt");
+    // The native storage has no key; 16-bit storage adds `f16` after the precision.
+    assert_eq!(
+        <StreamCollide<D3Q19, f32, ramus::Half, Trt, true> as Entry>::ENTRY,
+        "stream_collide_odd_d3q19_f32_f16_trt"
+    );
+    assert_eq!(
+        <VorticityMarkSerial<D2Q9, f32, ramus::Half, false> as Entry>::ENTRY,
+        "vorticity_mark_even_d2q9_f32_f16"
+    );
     assert_eq!(<Sanitize<D3> as Entry>::ENTRY, "amr_sanitize_d3");
     assert_eq!(<CompactValues<u32> as Entry>::ENTRY, "prim_compact_b4");
-    assert_eq!(<VorticityMarkSerial<D3Q27, f32, true> as Entry>::ENTRY, "vorticity_mark_odd_d3q27_f32");
+    assert_eq!(<VorticityMarkSerial<D3Q27, f32, Native, true> as Entry>::ENTRY, "vorticity_mark_odd_d3q27_f32");
     assert_eq!(<ScanTileSerial<u64, u64> as Entry>::ENTRY, "prim_scan_tiles_u64");
-    const { assert!(<VorticityMarkSerial<D3Q27, f32, true> as Entry>::COOPERATIVE) };
+    const { assert!(<VorticityMarkSerial<D3Q27, f32, Native, true> as Entry>::COOPERATIVE) };
     const { assert!(<ScanTileSerial<u32, u32> as Entry>::COOPERATIVE) };
-    const { assert!(!<StreamCollide<D2Q9, f32, Bgk, true> as Entry>::COOPERATIVE) };
+    const { assert!(!<StreamCollide<D2Q9, f32, Native, Bgk, true> as Entry>::COOPERATIVE) };
 }
 
 #[test]

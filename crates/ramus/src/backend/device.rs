@@ -30,6 +30,7 @@ use crate::error::{Error, Result};
 /// An element type buffers can hold.
 pub trait Elem: bytemuck::Pod + DeviceRepr + ValidAsZeroBits + Send + Sync + Default {}
 impl Elem for u8 {}
+impl Elem for u16 {}
 impl Elem for u32 {}
 impl Elem for i32 {}
 impl Elem for u64 {}

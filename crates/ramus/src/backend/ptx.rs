@@ -17,7 +17,7 @@ use std::ops::Range;
 use ramus_kernels::collision::{Bgk, Trt};
 use ramus_kernels::registry::Entry;
 use ramus_kernels::stream::StreamCollide;
-use ramus_kernels::{D2Q9, D3Q19};
+use ramus_kernels::{Native, D2Q9, D3Q19};
 
 use crate::error::{Error, Result};
 
@@ -38,12 +38,12 @@ use crate::error::{Error, Result};
 /// is measured. (`ptxas -v` on the whole PTX file, as `scripts/gpu-check.sh run` prints
 /// it, shows these entries uncapped: the cap is added to the module when it is loaded.)
 pub(crate) const REGISTER_CAPS: [(&str, u32); 6] = [
-    (<StreamCollide<D2Q9, f32, Bgk, true> as Entry>::ENTRY, 56),
-    (<StreamCollide<D3Q19, f32, Bgk, true> as Entry>::ENTRY, 96),
-    (<StreamCollide<D2Q9, f32, Trt, true> as Entry>::ENTRY, 56),
-    (<StreamCollide<D3Q19, f32, Trt, true> as Entry>::ENTRY, 96),
-    (<StreamCollide<D2Q9, f64, Bgk, true> as Entry>::ENTRY, 80),
-    (<StreamCollide<D3Q19, f64, Bgk, true> as Entry>::ENTRY, 168),
+    (<StreamCollide<D2Q9, f32, Native, Bgk, true> as Entry>::ENTRY, 56),
+    (<StreamCollide<D3Q19, f32, Native, Bgk, true> as Entry>::ENTRY, 96),
+    (<StreamCollide<D2Q9, f32, Native, Trt, true> as Entry>::ENTRY, 56),
+    (<StreamCollide<D3Q19, f32, Native, Trt, true> as Entry>::ENTRY, 96),
+    (<StreamCollide<D2Q9, f64, Native, Bgk, true> as Entry>::ENTRY, 80),
+    (<StreamCollide<D3Q19, f64, Native, Bgk, true> as Entry>::ENTRY, 168),
 ];
 
 const ENTRY: &str = "\n.visible .entry ";

@@ -14,9 +14,9 @@ use crate::error::{Error, Result};
 use crate::output::write_atomic;
 use crate::solver::blocks::SolverBlocks;
 use crate::solver::SolidFn;
-use crate::Float;
+use crate::{Float, PoolStorage};
 
-impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
+impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, F, S> {
     /// Writes everything that determines the forest's future to `path` (atomically: the
     /// old file stays until the new one is complete): the configuration, the mesh, the
     /// distributions of every block, the step count. [`Self::restart`] continues from it
@@ -44,13 +44,13 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
             populations,
             user: user_data.to_vec(),
         };
-        write_atomic(path, &encode(kind::<D, Q, F>(), &contents)?)
+        write_atomic(path, &encode(kind::<D, Q, F, S>(), &contents)?)
     }
 
     /// The forest saved by [`Self::checkpoint`] at `path`, on `backend` (the backend it was
     /// written on does not matter). Refuses, with [`Error::Checkpoint`], a file that is not
     /// a checkpoint, of another format version, truncated, corrupted, or written by a
-    /// forest of another `<D, Q, F>`.
+    /// forest of another `<D, Q, F, S>`.
     pub fn restart(path: impl AsRef<Path>, backend: Backend) -> Result<Self> {
         Self::restart_from(path.as_ref(), backend, None).map(|(f, _)| f)
     }
@@ -73,7 +73,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
 
     fn restart_from(path: &Path, backend: Backend, geometry: Option<SolidFn>) -> Result<(Self, Vec<u8>)> {
         let bytes = std::fs::read(path).map_err(|e| Error::io("reading", path, e))?;
-        let c = decode(&bytes, kind::<D, Q, F>(), path)?;
+        let c = decode(&bytes, kind::<D, Q, F, S>(), path)?;
         drop(bytes);
         if c.user_geometry != geometry.is_some() {
             let (found, fix) = if c.user_geometry {
@@ -96,6 +96,12 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float> Forest<D, Q, F> {
 }
 
 /// The `<D, Q, F>` of a forest, as the checkpoint stores it.
-fn kind<D: Dim, Q: VelocitySet<Dim = D>, F: Float>() -> Kind {
-    Kind { dim: D::D as u32, q: Q::Q as u32, float_bytes: std::mem::size_of::<F>() as u32 }
+fn kind<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>() -> Kind {
+    Kind {
+        dim: D::D as u32,
+        q: Q::Q as u32,
+        float_bytes: std::mem::size_of::<F>() as u32,
+        // Native storage has no registry key ([`ramus_kernels::Storage::NAME`]).
+        storage_bytes: if S::NAME.is_empty() { 0 } else { S::BYTES as u32 },
+    }
 }

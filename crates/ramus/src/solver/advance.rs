@@ -40,7 +40,7 @@ use crate::backend::graph::Replay;
 use crate::backend::{Buffer, DeviceSlice, DeviceSliceMut, Views};
 use crate::config::{Collision, Interpolation};
 use crate::error::Result;
-use crate::Float;
+use crate::{Float, PoolStorage};
 
 /// Linear samples (ghost-block cells × `2^D`) from which the ghost exchange rescales the
 /// parents in a separate pass; below it one kernel does both (launch-bound regime, e.g.
@@ -81,14 +81,14 @@ fn eddy_view<F: Float>(gradient_les: bool, eddy: &mut Buffer<F>) -> DeviceSliceM
 }
 
 /// Communication arguments between a coarse level and the next finer one, for `list`.
-fn comm_args<'a, D: Dim, F: Float>(
+fn comm_args<'a, D: Dim, F: Float, P>(
     mesh: &'a Mesh<D>,
-    (f, eddy): (DeviceSliceMut<'a, F>, DeviceSliceMut<'a, F>),
+    (f, eddy): (DeviceSliceMut<'a, P>, DeviceSliceMut<'a, F>),
     (onb, solid): (DeviceSlice<'a, u32>, DeviceSlice<'a, u64>),
     list: DeviceSlice<'a, u32>,
     transfer: Transfer<F>,
     masked: bool,
-) -> CommArgs<F, Views<'a>> {
+) -> CommArgs<F, P, Views<'a>> {
     let pool = mesh.arrays();
     CommArgs {
         f,
@@ -132,7 +132,7 @@ enum Routine {
     Average,
 }
 
-impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// The transfer from level `l` to `l + 1`: factors `τ_F/(2τ_C)` of each part's
     /// relaxation time (see [`ramus_kernels::interpolate::scale_neq`]) and the momentum
     /// shift `(F_C − F_F)/2` of a body force ([`Self::momentum_shift`]).
@@ -253,7 +253,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let ids = mesh.id_sets()[l].slice(..mesh.blocks_per_level()[l])?;
         if self.gradient_les {
             // The velocities the gradient model differentiates (`ramus_kernels::eddy`).
-            let args = VelocityArgs::<F, Views> {
+            let args = VelocityArgs::<F, S::Elem, Views> {
                 f: self.f.view_mut(),
                 nbr: mesh.arrays().nbr.view(),
                 onb,
@@ -265,15 +265,15 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             // SAFETY: as for the step below; the velocity buffer holds every pool block.
             unsafe {
                 if odd {
-                    dev.launch::<CellVelocity<Q, F, true>>(n, args)?
+                    dev.launch::<CellVelocity<Q, F, S, true>>(n, args)?
                 } else {
-                    dev.launch::<CellVelocity<Q, F, false>>(n, args)?
+                    dev.launch::<CellVelocity<Q, F, S, false>>(n, args)?
                 }
             }
         }
         let vel = if self.gradient_les { self.vel.view() } else { DeviceSlice::none() };
         let (profile_slot, profile_u) = profile_views(&self.profiles);
-        let args = StreamArgs::<F, Views> {
+        let args = StreamArgs::<F, S::Elem, Views> {
             f: self.f.view_mut(),
             nbr: mesh.arrays().nbr.view(),
             onb,
@@ -293,24 +293,24 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         // table has a row index for every pool block (`Profiles::slot`) and the rows it names.
         unsafe {
             use Collision::{Bgk as B, Mrt as M, RecursiveRegularized as R, Trt as T};
-            type Grad<Q, F, C, const ODD: bool> = StreamCollideGradient<Q, F, C, ODD>;
+            type Grad<Q, F, S, C, const ODD: bool> = StreamCollideGradient<Q, F, S, C, ODD>;
             match (self.collision, odd, self.gradient_les) {
-                (B, false, false) => dev.launch::<StreamCollide<Q, F, Bgk, false>>(n, args)?,
-                (B, true, false) => dev.launch::<StreamCollide<Q, F, Bgk, true>>(n, args)?,
-                (T { .. }, false, false) => dev.launch::<StreamCollide<Q, F, Trt, false>>(n, args)?,
-                (T { .. }, true, false) => dev.launch::<StreamCollide<Q, F, Trt, true>>(n, args)?,
-                (R, false, false) => dev.launch::<StreamCollide<Q, F, Rr, false>>(n, args)?,
-                (R, true, false) => dev.launch::<StreamCollide<Q, F, Rr, true>>(n, args)?,
-                (M { .. }, false, false) => dev.launch::<StreamCollide<Q, F, Mrt, false>>(n, args)?,
-                (M { .. }, true, false) => dev.launch::<StreamCollide<Q, F, Mrt, true>>(n, args)?,
-                (B, false, true) => dev.launch::<Grad<Q, F, Bgk, false>>(n, args)?,
-                (B, true, true) => dev.launch::<Grad<Q, F, Bgk, true>>(n, args)?,
-                (T { .. }, false, true) => dev.launch::<Grad<Q, F, Trt, false>>(n, args)?,
-                (T { .. }, true, true) => dev.launch::<Grad<Q, F, Trt, true>>(n, args)?,
-                (R, false, true) => dev.launch::<Grad<Q, F, Rr, false>>(n, args)?,
-                (R, true, true) => dev.launch::<Grad<Q, F, Rr, true>>(n, args)?,
-                (M { .. }, false, true) => dev.launch::<Grad<Q, F, Mrt, false>>(n, args)?,
-                (M { .. }, true, true) => dev.launch::<Grad<Q, F, Mrt, true>>(n, args)?,
+                (B, false, false) => dev.launch::<StreamCollide<Q, F, S, Bgk, false>>(n, args)?,
+                (B, true, false) => dev.launch::<StreamCollide<Q, F, S, Bgk, true>>(n, args)?,
+                (T { .. }, false, false) => dev.launch::<StreamCollide<Q, F, S, Trt, false>>(n, args)?,
+                (T { .. }, true, false) => dev.launch::<StreamCollide<Q, F, S, Trt, true>>(n, args)?,
+                (R, false, false) => dev.launch::<StreamCollide<Q, F, S, Rr, false>>(n, args)?,
+                (R, true, false) => dev.launch::<StreamCollide<Q, F, S, Rr, true>>(n, args)?,
+                (M { .. }, false, false) => dev.launch::<StreamCollide<Q, F, S, Mrt, false>>(n, args)?,
+                (M { .. }, true, false) => dev.launch::<StreamCollide<Q, F, S, Mrt, true>>(n, args)?,
+                (B, false, true) => dev.launch::<Grad<Q, F, S, Bgk, false>>(n, args)?,
+                (B, true, true) => dev.launch::<Grad<Q, F, S, Bgk, true>>(n, args)?,
+                (T { .. }, false, true) => dev.launch::<Grad<Q, F, S, Trt, false>>(n, args)?,
+                (T { .. }, true, true) => dev.launch::<Grad<Q, F, S, Trt, true>>(n, args)?,
+                (R, false, true) => dev.launch::<Grad<Q, F, S, Rr, false>>(n, args)?,
+                (R, true, true) => dev.launch::<Grad<Q, F, S, Rr, true>>(n, args)?,
+                (M { .. }, false, true) => dev.launch::<Grad<Q, F, S, Mrt, false>>(n, args)?,
+                (M { .. }, true, true) => dev.launch::<Grad<Q, F, S, Mrt, true>>(n, args)?,
             }
         };
         // Curved or moving walls: Bouzidi's values replace the step's half-way ones
@@ -361,7 +361,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         let mut eddy = eddy_view(self.gradient_les, &mut self.eddy);
         let mut slot = self.slot.view_mut();
         let mut scratch = self.scratch.view_mut();
-        let args = GhostArgs::<F, Views> {
+        let args = GhostArgs::<F, S::Elem, Views> {
             comm: comm_args(mesh, (f.reborrow(), eddy.reborrow()), (onb, solid), parents, factor, masked),
             slot: slot.reborrow(),
             scratch: scratch.reborrow(),
@@ -370,21 +370,21 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         // checks that the scratch holds `n_p` split blocks.
         unsafe {
             if odd {
-                dev.launch::<RescaleParents<Q, F, true>>(n_p * m, args)?
+                dev.launch::<RescaleParents<Q, F, S, true>>(n_p * m, args)?
             } else {
-                dev.launch::<RescaleParents<Q, F, false>>(n_p * m, args)?
+                dev.launch::<RescaleParents<Q, F, S, false>>(n_p * m, args)?
             }
         }
         let children = list(&self.schedule, children)?;
         let n_c = children.len();
         let comm = comm_args(mesh, (f, eddy), (onb, solid), children, factor, masked);
-        let args = GhostArgs::<F, Views> { comm, slot, scratch };
+        let args = GhostArgs::<F, S::Elem, Views> { comm, slot, scratch };
         // SAFETY: the children are level-`l + 1` blocks whose parents were just split into
         // the scratch (their `slot`s).
         unsafe {
             match self.interpolation {
-                Interpolation::Linear => dev.launch::<InterpolateGhosts<Q, F, false>>(n_c * m, args),
-                Interpolation::Cubic => dev.launch::<InterpolateGhosts<Q, F, true>>(n_c * m, args),
+                Interpolation::Linear => dev.launch::<InterpolateGhosts<Q, F, S, false>>(n_c * m, args),
+                Interpolation::Cubic => dev.launch::<InterpolateGhosts<Q, F, S, true>>(n_c * m, args),
             }
         }
     }
@@ -409,10 +409,16 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         // SAFETY: the blocks are level-`l + 1` blocks with active parents.
         unsafe {
             match (self.interpolation, odd) {
-                (Interpolation::Linear, false) => dev.launch::<InterpolateChildren<Q, F, false, false>>(items, args)?,
-                (Interpolation::Linear, true) => dev.launch::<InterpolateChildren<Q, F, true, false>>(items, args)?,
-                (Interpolation::Cubic, false) => dev.launch::<InterpolateChildren<Q, F, false, true>>(items, args)?,
-                (Interpolation::Cubic, true) => dev.launch::<InterpolateChildren<Q, F, true, true>>(items, args)?,
+                (Interpolation::Linear, false) => {
+                    dev.launch::<InterpolateChildren<Q, F, S, false, false>>(items, args)?
+                }
+                (Interpolation::Linear, true) => {
+                    dev.launch::<InterpolateChildren<Q, F, S, true, false>>(items, args)?
+                }
+                (Interpolation::Cubic, false) => {
+                    dev.launch::<InterpolateChildren<Q, F, S, false, true>>(items, args)?
+                }
+                (Interpolation::Cubic, true) => dev.launch::<InterpolateChildren<Q, F, S, true, true>>(items, args)?,
             }
         }
         self.stop(mesh, t, l + 1, Routine::Interpolate)
@@ -446,9 +452,9 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         // SAFETY: the blocks are level-`l` blocks with children.
         unsafe {
             if odd {
-                dev.launch::<AverageToParents<Q, F, true>>(items, args)?
+                dev.launch::<AverageToParents<Q, F, S, true>>(items, args)?
             } else {
-                dev.launch::<AverageToParents<Q, F, false>>(items, args)?
+                dev.launch::<AverageToParents<Q, F, S, false>>(items, args)?
             }
         }
         self.stop(mesh, t, l + 1, Routine::Average)

@@ -10,11 +10,11 @@ use super::state::Solver;
 use super::sync::SyncScratch;
 use crate::amr::{AdaptStage, BlockData, Mesh, RefinedBlocks, RelinkedBlocks};
 use crate::error::{Error, Result};
-use crate::Float;
+use crate::{Float, PoolStorage};
 
 /// The solver and its synchronisation temporaries, lent to an adaptation.
-pub(crate) struct SolverBlocks<'a, Q: VelocitySet, F: Float> {
-    pub solver: &'a mut Solver<Q, F>,
+pub(crate) struct SolverBlocks<'a, Q: VelocitySet, F: Float, S: PoolStorage<F>> {
+    pub solver: &'a mut Solver<Q, F, S>,
     pub sync: &'a mut SyncScratch,
 }
 
@@ -23,7 +23,7 @@ fn root_odd(stage: AdaptStage) -> bool {
     stage.steps % 2 == 1
 }
 
-impl<Q: VelocitySet, F: Float> BlockData<Q::Dim> for SolverBlocks<'_, Q, F> {
+impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> BlockData<Q::Dim> for SolverBlocks<'_, Q, F, S> {
     /// Averages the candidates for coarsening into their parents
     /// ([`Solver::average_coarsening`]).
     fn before_coarsen(&mut self, mesh: &Mesh<Q::Dim>, stage: AdaptStage) -> Result<()> {
@@ -46,23 +46,27 @@ impl<Q: VelocitySet, F: Float> BlockData<Q::Dim> for SolverBlocks<'_, Q, F> {
         self.solver.average_relinked_parents(mesh, relinked.lists, relinked.counts, root_odd(stage))
     }
 
-    /// The shifted populations of the blocks, as raw native-endian bytes; under a
-    /// gradient LES model each block's populations are followed by its cells' eddy
-    /// viscosities (the transfers read them before the cells collide again).
+    /// The shifted populations of the blocks as stored ([`crate::PoolStorage`]), as raw
+    /// native-endian bytes; under a gradient LES model each block's populations are
+    /// followed by its cells' eddy viscosities in `F` (the transfers read them before the
+    /// cells collide again).
     fn serialize(&self, mesh: &Mesh<Q::Dim>, blocks: Range<usize>) -> Result<Vec<u8>> {
         let per = per_block::<Q>();
-        let f: Vec<F> = mesh.device().read(&self.solver.f, blocks.start * per..blocks.end * per)?;
+        let f: Vec<S::Elem> = mesh.device().read(&self.solver.f, blocks.start * per..blocks.end * per)?;
+        let pops: &[u8] = bytemuck::cast_slice(&f);
         if !self.solver.gradient_les {
-            return Ok(bytemuck::cast_slice(&f).to_vec());
+            return Ok(pops.to_vec());
         }
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let nu: Vec<F> = mesh.device().read(&self.solver.eddy, blocks.start * m..blocks.end * m)?;
-        let mut out = Vec::with_capacity(blocks.len() * (per + m));
-        for (pops, cells) in f.chunks_exact(per).zip(nu.chunks_exact(m)) {
-            out.extend_from_slice(pops);
-            out.extend_from_slice(cells);
+        let cells: &[u8] = bytemuck::cast_slice(&nu);
+        let (pb, cb) = (per * std::mem::size_of::<S::Elem>(), m * std::mem::size_of::<F>());
+        let mut out = Vec::with_capacity(blocks.len() * (pb + cb));
+        for (p, c) in pops.chunks_exact(pb).zip(cells.chunks_exact(cb)) {
+            out.extend_from_slice(p);
+            out.extend_from_slice(c);
         }
-        Ok(bytemuck::cast_slice(&out).to_vec())
+        Ok(out)
     }
 
     /// Writes the populations back, then the solid cells and work lists that follow
@@ -70,8 +74,9 @@ impl<Q: VelocitySet, F: Float> BlockData<Q::Dim> for SolverBlocks<'_, Q, F> {
     fn deserialize(&mut self, mesh: &Mesh<Q::Dim>, blocks: Range<usize>, bytes: &[u8]) -> Result<()> {
         let per = per_block::<Q>();
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
-        let stride = per + if self.solver.gradient_les { m } else { 0 };
-        let expected = blocks.len() * stride * std::mem::size_of::<F>();
+        let pb = per * std::mem::size_of::<S::Elem>();
+        let cb = if self.solver.gradient_les { m * std::mem::size_of::<F>() } else { 0 };
+        let expected = blocks.len() * (pb + cb);
         if bytes.len() != expected {
             return Err(Error::invalid(
                 "checkpoint",
@@ -79,12 +84,17 @@ impl<Q: VelocitySet, F: Float> BlockData<Q::Dim> for SolverBlocks<'_, Q, F> {
                 format!("{expected} bytes for {} blocks", blocks.len()),
             ));
         }
-        let mut all = vec![F::default(); blocks.len() * stride];
-        bytemuck::cast_slice_mut::<F, u8>(&mut all).copy_from_slice(bytes);
-        let (mut f, mut nu) = (Vec::with_capacity(blocks.len() * per), Vec::with_capacity(blocks.len() * m));
-        for block in all.chunks_exact(stride) {
-            f.extend_from_slice(&block[..per]);
-            nu.extend_from_slice(&block[per..]);
+        let mut f = vec![S::Elem::default(); blocks.len() * per];
+        let mut nu = vec![F::default(); if cb > 0 { blocks.len() * m } else { 0 }];
+        {
+            let (fb, nb) =
+                (bytemuck::cast_slice_mut::<S::Elem, u8>(&mut f), bytemuck::cast_slice_mut::<F, u8>(&mut nu));
+            for (k, block) in bytes.chunks_exact(pb + cb).enumerate() {
+                fb[k * pb..(k + 1) * pb].copy_from_slice(&block[..pb]);
+                if cb > 0 {
+                    nb[k * cb..(k + 1) * cb].copy_from_slice(&block[pb..]);
+                }
+            }
         }
         mesh.device().write(&mut self.solver.f, blocks.start * per, &f)?;
         if self.solver.gradient_les {

@@ -9,9 +9,9 @@ use super::state::Solver;
 use crate::amr::Mesh;
 use crate::backend::{Device, DeviceSlice, Views};
 use crate::error::{Error, Result};
-use crate::Float;
+use crate::{Float, PoolStorage};
 
-impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// Marks every leaf from its block-maximum vorticity with the level rule, one launch
     /// per level. Ghost cells must hold valid data (see [`Solver::synchronize`]).
     /// `length`: reference length in root cells (the paper's units, see
@@ -38,7 +38,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 Some(s) => (s.onb.view(), s.solid.view()),
                 None => (views.onb, DeviceSlice::none()),
             };
-            let args = CriterionArgs::<F, Views> {
+            let args = CriterionArgs::<F, S::Elem, Views> {
                 f: self.f.view_mut(),
                 nbr: views.nbr,
                 onb,
@@ -57,9 +57,9 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             // with the CTA size, grid and shared memory `vorticity_mark_cooperative` needs.
             unsafe {
                 if l == 0 && root_odd {
-                    launch::<Q, F, true>(&dev, n, args)?
+                    launch::<Q, F, S, true>(&dev, n, args)?
                 } else {
-                    launch::<Q, F, false>(&dev, n, args)?
+                    launch::<Q, F, S, false>(&dev, n, args)?
                 }
             };
         }
@@ -72,21 +72,21 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
 ///
 /// # Safety
 /// As for [`Device::launch`], with `args` valid for `n` listed blocks.
-unsafe fn launch<Q: VelocitySet, F: Float, const ODD: bool>(
+unsafe fn launch<Q: VelocitySet, F: Float, S: PoolStorage<F>, const ODD: bool>(
     dev: &Device,
     n: usize,
-    args: CriterionArgs<F, Views<'_>>,
+    args: CriterionArgs<F, S::Elem, Views<'_>>,
 ) -> Result<()>
 where
-    VorticityMarkSerial<Q, F, ODD>: Entry,
+    VorticityMarkSerial<Q, F, S, ODD>: Entry,
 {
     match dev {
-        Device::Cpu => dev.launch::<VorticityMarkSerial<Q, F, ODD>>(n, args),
+        Device::Cpu => dev.launch::<VorticityMarkSerial<Q, F, S, ODD>>(n, args),
         Device::Cuda(_) => {
             let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
             let grid = u32::try_from(items.div_ceil(CRITERION_CTA as usize))
                 .map_err(|_| Error::invalid("blocks of a level", n, "at most 2^32 - 1"))?;
-            dev.launch_cta::<VorticityMarkSerial<Q, F, ODD>>(grid, CRITERION_CTA, CRITERION_SHARED_BYTES, n, args)
+            dev.launch_cta::<VorticityMarkSerial<Q, F, S, ODD>>(grid, CRITERION_CTA, CRITERION_SHARED_BYTES, n, args)
         }
     }
 }

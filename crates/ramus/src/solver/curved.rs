@@ -18,7 +18,7 @@ use crate::amr::Mesh;
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::config::Walls;
 use crate::error::{Error, Result};
-use crate::Float;
+use crate::{Float, PoolStorage};
 
 /// The wall table and where each level's rows start.
 pub(crate) struct CurvedWalls<F> {
@@ -63,7 +63,7 @@ macro_rules! wall_args {
     ($solver:expr, $curved:expr, $solids:expr, $mesh:expr, $l:expr) => {{
         let pool = $mesh.arrays();
         let list = &$solver.schedule.levels[$l].walls;
-        WallArgs::<F, Views> {
+        WallArgs::<F, S::Elem, Views> {
             f: $solver.f.view_mut(),
             nbr: pool.nbr.view(),
             onb: $solids.onb.view(),
@@ -82,7 +82,7 @@ macro_rules! wall_args {
     }};
 }
 
-impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// Recomputes the wall table for the rebuilt wall lists.
     pub fn update_curved(&mut self, mesh: &Mesh<Q::Dim>) -> Result<()> {
         let (Some(curved), Some(solids)) = (&mut self.curved, &self.solids) else { return Ok(()) };
@@ -115,7 +115,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             // SAFETY: the wall list holds `n` active blocks flagged `ONB_SOLID`, whose
             // linked neighbours' masks are current (`update_solids` ran first); the table
             // holds rows `row0 .. row0 + n` (sized above), `slot` every pool block.
-            unsafe { dev.launch::<LinkDistance<Q, F>>(n * <Q::Dim as Dim>::BLOCK_CELLS, args)? };
+            unsafe { dev.launch::<LinkDistance<Q, F, S>>(n * <Q::Dim as Dim>::BLOCK_CELLS, args)? };
             // Links into an STL body: `q` from its triangles (the staircase keeps ½).
             if let (Some(surface), false) = (&solids.surface, curved.staircase) {
                 let pool = mesh.arrays();
@@ -152,9 +152,9 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         // order) and nothing else touches the level until the pass is done.
         unsafe {
             if odd {
-                dev.launch::<CurvedWall<Q, F, true>>(n * <Q::Dim as Dim>::BLOCK_CELLS, args)
+                dev.launch::<CurvedWall<Q, F, S, true>>(n * <Q::Dim as Dim>::BLOCK_CELLS, args)
             } else {
-                dev.launch::<CurvedWall<Q, F, false>>(n * <Q::Dim as Dim>::BLOCK_CELLS, args)
+                dev.launch::<CurvedWall<Q, F, S, false>>(n * <Q::Dim as Dim>::BLOCK_CELLS, args)
             }
         }
     }

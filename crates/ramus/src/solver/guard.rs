@@ -11,9 +11,9 @@ use super::state::Solver;
 use crate::amr::Mesh;
 use crate::backend::Views;
 use crate::error::{Error, Quantity, Result};
-use crate::Float;
+use crate::{Float, PoolStorage};
 
-impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// Checks every cell of the leaf blocks of every level; `root_odd`: the root level has taken an
     /// odd number of steps (finer levels are always in the natural layout between root
     /// steps). Returns [`Error::Diverged`] for the first bad cell of the coarsest level
@@ -30,7 +30,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 continue;
             }
             let (onb, solid) = walls(&self.solids, mesh);
-            let args = GuardArgs::<F, Views> {
+            let args = GuardArgs::<F, S::Elem, Views> {
                 f: self.f.view_mut(),
                 nbr: mesh.arrays().nbr.view(),
                 child: mesh.arrays().child.view(),
@@ -44,9 +44,9 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             // `l` of a buffer of `levels` elements; the kernel only reads the pool.
             unsafe {
                 if l == 0 && root_odd {
-                    dev.launch::<GuardCheck<Q, F, true>>(n, args)?
+                    dev.launch::<GuardCheck<Q, F, S, true>>(n, args)?
                 } else {
-                    dev.launch::<GuardCheck<Q, F, false>>(n, args)?
+                    dev.launch::<GuardCheck<Q, F, S, false>>(n, args)?
                 }
             }
         }
@@ -86,9 +86,9 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             // SAFETY: host copies of the pool and the mesh arrays; `b` is an active block.
             let h = unsafe {
                 if odd {
-                    load_cell::<Q, F, true>(&fld, b, t)
+                    load_cell::<Q, F, S, true>(&fld, b, t)
                 } else {
-                    load_cell::<Q, F, false>(&fld, b, t)
+                    load_cell::<Q, F, S, false>(&fld, b, t)
                 }
             };
             let (_, v) = cell_health::<Q, F>(&h, F::from_f64(max_speed * max_speed));

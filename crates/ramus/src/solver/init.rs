@@ -5,7 +5,7 @@ use ramus_kernels::amr::units;
 use ramus_kernels::block::cell_coords;
 use ramus_kernels::collide::equilibrium;
 use ramus_kernels::stream::pool_index;
-use ramus_kernels::{Dim, Real, VelocitySet};
+use ramus_kernels::{Dim, Real, Storage, VelocitySet};
 
 use crate::amr::MeshSnapshot;
 use crate::error::{Error, Result};
@@ -112,4 +112,10 @@ fn non_equilibrium<Q: VelocitySet>(
         *n = -3.0 * Q::W[i] * tau * rho * q_g * width;
     }
     Ok(neq)
+}
+
+/// `f` in the pool's storage `S`, rounded as the kernels store ([`Storage::narrow`],
+/// seeded by the pool index).
+pub(crate) fn stored<F: Real, S: Storage<F>>(f: &[F]) -> Vec<S::Elem> {
+    f.iter().enumerate().map(|(k, &x)| S::narrow(x, k)).collect()
 }

@@ -29,7 +29,7 @@ pub(crate) mod sync;
 pub use active::{ActiveBlocks, Integrals};
 
 pub use fields::{Fields, HostSolution, LeafCells};
-pub(crate) use init::{equilibrium_pool, Gradient};
+pub(crate) use init::{equilibrium_pool, stored, Gradient};
 pub use metrics::{amr_updates, AdaptTimes, LevelTimes, Timings};
 pub use obstacles::SolidFn;
 pub(crate) use params::step_params;

@@ -20,7 +20,7 @@ use super::surface::SurfaceBuffers;
 use crate::amr::Mesh;
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::error::Result;
-use crate::Float;
+use crate::{Float, PoolStorage};
 
 /// A user solid geometry: whether the point (root cells) is solid.
 pub type SolidFn = Arc<dyn Fn([f64; 3]) -> bool + Send + Sync>;
@@ -61,7 +61,7 @@ pub(crate) fn walls<'a, D: Dim>(
     }
 }
 
-impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// Recomputes the solid masks and boundary flags of every active block.
     pub fn update_solids(&mut self, mesh: &Mesh<Q::Dim>) -> Result<()> {
         let Some(s) = &mut self.solids else { return Ok(()) };
@@ -159,7 +159,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             let walls = wall_views(&self.curved, &self.schedule)?;
             let list = &self.schedule.levels[l].obstacle;
             let pool = mesh.arrays();
-            let args = ForceArgs::<F, Views> {
+            let args = ForceArgs::<F, S::Elem, Views> {
                 f: self.f.view_mut(),
                 nbr: pool.nbr.view(),
                 onb: s.onb.view(),
@@ -183,7 +183,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
             // the wall pass, every leaf of the list is in its level's wall list, so its
             // `slot` names a current row of the table (`wall_views` checked that the
             // pass ran since the rows were computed).
-            unsafe { dev.launch::<ObstacleForce<Q, F>>(n, args)? };
+            unsafe { dev.launch::<ObstacleForce<Q, F, S>>(n, args)? };
             let parts = dev.read(&self.force_out, 0..6 * n)?;
             for p in parts.chunks_exact(6) {
                 for a in 0..6 {

@@ -24,7 +24,7 @@ use crate::amr::Mesh;
 use crate::backend::{Buffer, Device, DeviceSlice};
 use crate::config::{Face, MAX_WALL_SPEED};
 use crate::error::{Error, Result};
-use crate::Float;
+use crate::{Float, PoolStorage};
 
 /// An inlet velocity profile: the wall velocity (lattice units) at a point of the face
 /// (root cells).
@@ -64,7 +64,7 @@ pub(crate) fn profile_views<F: Float>(profiles: &Option<Profiles<F>>) -> (Device
     }
 }
 
-impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// Sets the profile of `face` (`None`: back to the face's uniform velocity) and
     /// re-evaluates the table.
     pub fn set_profile(&mut self, mesh: &Mesh<Q::Dim>, face: Face, profile: Option<ProfileFn>) -> Result<()> {

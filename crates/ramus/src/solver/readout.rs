@@ -10,13 +10,13 @@ use super::state::Solver;
 use crate::amr::Mesh;
 use crate::backend::{Buffer, Device, Views};
 use crate::error::Result;
-use crate::Float;
+use crate::{Float, PoolStorage};
 
 /// Blocks per readout chunk: bounds the device scratch (3D: 2^20 cells, 16 MiB of
 /// moments in f32) while keeping the launches and copies few.
 const CHUNK_BLOCKS: usize = 1 << 14;
 
-impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// `(ρ, u_0 … u_{D−1})` of every cell of every active block, level by level in ID-set
     /// order (`1 + D` values per cell); `root_odd` as in [`Self::check_health`]. The
     /// levels must be synchronised first for parents to hold current values.
@@ -41,7 +41,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 let end = (start + CHUNK_BLOCKS).min(n);
                 let items = (end - start) * m;
                 let (onb, solid) = walls(&self.solids, mesh);
-                let args = ReadoutArgs::<F, Views> {
+                let args = ReadoutArgs::<F, S::Elem, Views> {
                     f: self.f.view_mut(),
                     nbr: mesh.arrays().nbr.view(),
                     onb,
@@ -54,9 +54,9 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
                 // and masks are complete; the kernel only reads the pool.
                 unsafe {
                     if l == 0 && root_odd {
-                        dev.launch::<CellMoments<Q, F, true>>(items, args)?
+                        dev.launch::<CellMoments<Q, F, S, true>>(items, args)?
                     } else {
-                        dev.launch::<CellMoments<Q, F, false>>(items, args)?
+                        dev.launch::<CellMoments<Q, F, S, false>>(items, args)?
                     }
                 }
                 out.extend_from_slice(&dev.read(&self.readout, 0..items * s)?);

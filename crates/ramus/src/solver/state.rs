@@ -15,12 +15,13 @@ use super::schedule::Schedule;
 use crate::backend::{Buffer, Device};
 use crate::config::{Collision, ForestConfig, Interpolation};
 use crate::error::Result;
-use crate::Float;
+use crate::{Float, PoolStorage};
 
 /// Distributions of every block of the pool and what the recursive advance needs.
-pub(crate) struct Solver<Q: VelocitySet, F: Float> {
-    /// Shifted populations, [`ramus_kernels::stream::pool_index`] by block ID.
-    pub f: Buffer<F>,
+pub(crate) struct Solver<Q: VelocitySet, F: Float, S: PoolStorage<F>> {
+    /// Shifted populations as stored ([`ramus_kernels::Storage`]),
+    /// [`ramus_kernels::stream::pool_index`] by block ID.
+    pub f: Buffer<S::Elem>,
     /// Relaxation time of each level, in that level's time step (TRT: `τ⁺`).
     pub taus: Vec<f64>,
     /// Relaxation time of the odd non-equilibrium part of each level (TRT: `τ⁻`; BGK:
@@ -70,7 +71,7 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float> {
     /// Moments of one chunk of cells for reading the solution, sized on first use by
     /// [`Self::read_moments`].
     pub readout: Buffer<F>,
-    _lattice: PhantomData<Q>,
+    _lattice: PhantomData<(Q, S)>,
 }
 
 /// Relaxation times of `levels` levels: `τ_L − ½ = 2^L (τ_0 − ½)`, so that the viscosity
@@ -92,7 +93,7 @@ pub(crate) fn level_magic(collision: Collision, tau: f64, tau_odd: f64) -> f64 {
     }
 }
 
-impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// A pool of `capacity` blocks (zeroed: the rest state), with per-level parameters
     /// for root relaxation time `tau0`, `levels` levels and `config`'s boundaries,
     /// interpolation and collision operator.
@@ -167,8 +168,8 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// parent slot, and under a gradient LES model (`gradient_les`) a velocity and an eddy
     /// viscosity per cell.
     pub fn bytes_per_block(gradient_les: bool) -> usize {
-        let per_cell = Q::Q + if gradient_les { 4 } else { 0 };
-        per_cell * <Q::Dim as Dim>::BLOCK_CELLS * std::mem::size_of::<F>() + 4
+        let per_cell = Q::Q * S::BYTES + if gradient_les { 4 * std::mem::size_of::<F>() } else { 0 };
+        per_cell * <Q::Dim as Dim>::BLOCK_CELLS + 4
     }
 
     /// Runs `f` (solid cells or wall distances), adding its device-synchronised time to

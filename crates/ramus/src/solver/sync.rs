@@ -16,7 +16,7 @@ use crate::amr::Mesh;
 use crate::backend::primitives::{self as prim, Scratch};
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::error::Result;
-use crate::Float;
+use crate::{Float, PoolStorage};
 
 /// Refined parents filled per two-pass chunk at most (bounds the scratch it may grow:
 /// `(Q + 5) 4^D` values per parent).
@@ -24,9 +24,9 @@ const FILL_CHUNK: usize = 8192;
 
 /// The blocks with children, packed level by level (`counts[l]` of level `l`, listed in
 /// [`SyncScratch::by_level`]), while a read of the solution synchronises the pool.
-pub(crate) struct SavedParents<F> {
+pub(crate) struct SavedParents<F, P> {
     counts: Vec<usize>,
-    f: Buffer<F>,
+    f: Buffer<P>,
     eddy: Buffer<F>,
 }
 
@@ -51,7 +51,7 @@ impl SyncScratch {
     }
 }
 
-impl<Q: VelocitySet, F: Float> Solver<Q, F> {
+impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// Brings every level to the state of the current root step, at a root-step boundary
     /// (`root_odd`: the root level has taken an odd number of steps): averages every
     /// parent from its children (cells under ghosts excepted, whose coarse values are the
@@ -86,7 +86,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     /// populations, and eddy viscosities under a gradient LES model) into a new buffer,
     /// so that a read of the solution leaves the run bitwise as it was
     /// ([`Self::restore_parents`]). `s.by_level` keeps the lists until then.
-    pub fn save_parents(&mut self, mesh: &Mesh<Q::Dim>, s: &mut SyncScratch) -> Result<SavedParents<F>> {
+    pub fn save_parents(&mut self, mesh: &Mesh<Q::Dim>, s: &mut SyncScratch) -> Result<SavedParents<F, S::Elem>> {
         let dev = mesh.device();
         let levels = mesh.max_levels();
         if s.counts.len() < levels || matches!((dev, &s.counts), (Device::Cuda(_), Buffer::Host(_))) {
@@ -116,7 +116,12 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
     }
 
     /// Unpacks what [`Self::save_parents`] packed (the lists in `s` unchanged since).
-    pub fn restore_parents(&mut self, mesh: &Mesh<Q::Dim>, s: &SyncScratch, mut saved: SavedParents<F>) -> Result<()> {
+    pub fn restore_parents(
+        &mut self,
+        mesh: &Mesh<Q::Dim>,
+        s: &SyncScratch,
+        mut saved: SavedParents<F, S::Elem>,
+    ) -> Result<()> {
         self.move_parents(mesh, s, &mut saved, true)
     }
 
@@ -124,7 +129,7 @@ impl<Q: VelocitySet, F: Float> Solver<Q, F> {
         &mut self,
         mesh: &Mesh<Q::Dim>,
         s: &SyncScratch,
-        saved: &mut SavedParents<F>,
+        saved: &mut SavedParents<F, S::Elem>,
         unpack: bool,
     ) -> Result<()> {
         let dev = mesh.device();

@@ -8,7 +8,7 @@ use crate::backend::slice::Views;
 
 /// Copies the `words` values of each block of `list` from `pool` into `packed`, in list
 /// order (`unpack = false`), or from `packed` back into `pool` (`unpack = true`). `T` must
-/// be 4 or 8 bytes; `packed` must hold `list.len() · words` values (checked).
+/// be 2, 4 or 8 bytes; `packed` must hold `list.len() · words` values (checked).
 ///
 /// # Safety
 /// The IDs of `list` must be distinct and below `pool.len() / words`, and `list` must not
@@ -42,10 +42,12 @@ pub unsafe fn pack_blocks<T: Elem>(
     // SAFETY: `packed` holds the `n` items (checked); the caller guarantees that the IDs
     // are distinct blocks of the pool.
     unsafe {
-        match word_size::<T>()? {
-            4 => go!(u32),
-            8 => go!(u64),
-            _ => Err(Error::invalid("element type", std::any::type_name::<T>(), "an element of 4 or 8 bytes")),
+        // Its own sizes (the pool of 16-bit storage is 2 bytes), not `word_size`'s.
+        match (std::mem::size_of::<T>(), std::mem::align_of::<T>()) {
+            (2, 2) => go!(u16),
+            (4, 4) => go!(u32),
+            (8, 8) => go!(u64),
+            _ => Err(Error::invalid("element type", std::any::type_name::<T>(), "an element of 2, 4 or 8 bytes")),
         }
     }
 }
