@@ -54,7 +54,7 @@ bundle() {
     # modules one by one.
     echo "== building the integration tests (release)"
     local json exe
-    json=$(cargo test --release --test integration --no-run --message-format=json)
+    json=$(cargo test --release --features gpu-tests --test integration --no-run --message-format=json)
     exe=$(artifact test integration <<<"$json")
     install -m 755 "$exe" "$bundle_dir/integration"
 

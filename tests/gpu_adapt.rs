@@ -1,5 +1,5 @@
 //! GPU tests of `Mesh::adapt` (ignored: they need an NVIDIA GPU; run with
-//! `cargo test --release --test integration gpu_adapt:: -- --ignored --nocapture --test-threads=1`, or `scripts/gpu-check.sh run`).
+//! `cargo test --release --features gpu-tests --test integration gpu_adapt:: -- --ignored --nocapture --test-threads=1`, or `scripts/gpu-check.sh run`).
 //!
 //! The same pseudo-random mark sequences run on `Device::Cpu` and `Device::Cuda`; every
 //! kernel of the routine is deterministic and race-free, so the two forests must be

@@ -4,8 +4,11 @@
 //! README's test command within its time. Run one file's tests with its module name as
 //! the filter: `cargo test --release --test integration cavity_ghia::`.
 //!
-//! The `gpu*` modules need a CUDA device and are ignored; `scripts/gpu-check.sh run` runs
-//! them module by module (`integration --ignored gpu_multilevel::`).
+//! The `gpu*` modules need a CUDA device: they are compiled only with the `gpu-tests`
+//! feature (their forests of every lattice, precision and storage would add minutes to
+//! the README's test command, which could only ignore them) and `#[ignore]`d;
+//! `scripts/gpu-check.sh` builds them and runs them module by module
+//! (`integration --ignored gpu_multilevel::`); CI's clippy checks them.
 
 mod adaptive;
 mod amr_output;
@@ -20,15 +23,25 @@ mod cylinder;
 mod example_runs;
 mod forest_api;
 mod forest_example;
+#[cfg(feature = "gpu-tests")]
 mod gpu;
+#[cfg(feature = "gpu-tests")]
 mod gpu_adapt;
+#[cfg(feature = "gpu-tests")]
 mod gpu_cylinder;
+#[cfg(feature = "gpu-tests")]
 mod gpu_multilevel;
+#[cfg(feature = "gpu-tests")]
 mod gpu_primitives;
+#[cfg(feature = "gpu-tests")]
 mod gpu_sphere;
+#[cfg(feature = "gpu-tests")]
 mod gpu_storage;
+#[cfg(feature = "gpu-tests")]
 mod gpu_surface;
+#[cfg(feature = "gpu-tests")]
 mod gpu_taylor_green;
+#[cfg(feature = "gpu-tests")]
 mod gpu_trust;
 mod guard;
 mod guide;
