@@ -2,7 +2,9 @@
 # GPU checks of ramus, built here and run on a CUDA machine that has no Rust toolchain.
 #
 #   scripts/gpu-check.sh bundle   # here: build the test binary and the examples into .gpu/
-#   scripts/gpu-check.sh run      # on the device, from the repo root with .gpu/ present:
+#                                 # and pack them into .gpu.tar.xz (carry that file)
+#   scripts/gpu-check.sh run      # on the device, from the repo root with .gpu/ or
+#                                 # .gpu.tar.xz present (unpacked first if .gpu/ is not):
 #                                 # CPU-vs-CUDA tests, benchmark, cavity run; logs in $OUT
 #                                 # (default ./gpu-out)
 #
@@ -21,6 +23,7 @@ mode=$1
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 bundle_dir=.gpu
+bundle_archive=.gpu.tar.xz
 
 # Prints the executable of the artifact of kind $1 named $2 from cargo's JSON messages
 # on stdin.
@@ -90,11 +93,30 @@ bundle() {
         strip "$bundle_dir"/* 2>/dev/null || true
     fi
 
+    # The PTX as text, for `ptxas -v` on the device (the binaries embed it compressed).
+    if command -v zstd >/dev/null; then
+        zstd -q -d -f crates/ramus/ptx/ramus_kernels.ptx.zst -o "$bundle_dir/ramus_kernels.ptx"
+    else
+        echo "warning: zstd not found: bundling without the PTX text (no ptxas report)" >&2
+        rm -f "$bundle_dir/ramus_kernels.ptx"
+    fi
+
     echo "== bundle in $bundle_dir/"
     ls -l "$bundle_dir"
     du -sh "$bundle_dir"
+
+    # Packed: the binaries share most of their bytes, which a dictionary as large as the
+    # binaries (xz -9: 64 MiB) finds.
+    echo "== packing $bundle_archive"
+    tar -cf - "$bundle_dir" | xz -9 -T1 >"$bundle_archive.tmp"
+    mv "$bundle_archive.tmp" "$bundle_archive"
+    local tree archive
+    tree=$(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+    archive=$(stat -c %s "$bundle_archive")
+    echo "$bundle_archive: $((archive / 1048576)) MiB; with the tracked files ($((tree / 1048576)) MiB):" \
+        "$(((archive + tree) / 1048576)) MiB of the device run's 64 MiB carry limit"
     echo
-    echo "Run on the device from the repo root, carrying $bundle_dir:  scripts/gpu-check.sh run"
+    echo "Carry $bundle_archive; on the device, from the repo root:  scripts/gpu-check.sh run"
 }
 
 # Runs "$@" under a time limit, output to the terminal and to the log $2; records the
@@ -134,6 +156,10 @@ run() {
     local out=${OUT:-./gpu-out}
     mkdir -p "$out"
     local missing=0 f
+    if [[ ! -f $bundle_dir/integration && -f $bundle_archive ]]; then
+        echo "== unpacking $bundle_archive"
+        tar -xJf "$bundle_archive"
+    fi
     for f in integration bench; do
         if [[ ! -f $bundle_dir/$f ]]; then
             echo "error: $bundle_dir/$f missing: run 'scripts/gpu-check.sh bundle' on the build machine first" >&2
@@ -156,11 +182,11 @@ run() {
     fi
 
     # Registers, spills and stack of every kernel, as the driver's JIT will see them.
-    if command -v ptxas >/dev/null || [[ -x /usr/local/cuda/bin/ptxas ]]; then
+    if [[ -f $bundle_dir/ramus_kernels.ptx ]] && { command -v ptxas >/dev/null || [[ -x /usr/local/cuda/bin/ptxas ]]; }; then
         local ptxas
         ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
         echo "==================== ptxas resource usage (sm_90)"
-        "$ptxas" -arch=sm_90 -v crates/ramus/ptx/ramus_kernels.ptx -o /dev/null 2>&1 \
+        "$ptxas" -arch=sm_90 -v "$bundle_dir/ramus_kernels.ptx" -o /dev/null 2>&1 \
             | awk '/Compiling entry function/ { name = $7 } /Used/ { sub(/.*Used/, "Used"); print name ": " $0 }' \
             | tee "$out/ptxas.txt" || true
     fi

@@ -54,7 +54,7 @@ pub mod variants;
 pub mod guide {}
 
 pub use amr::{Mark, Status};
-pub use backend::cuda::{cuda_available, KERNELS_PTX};
+pub use backend::cuda::{cuda_available, kernels_ptx, KERNELS_PTX_ZST};
 pub use backend::Backend;
 pub use config::{
     Axis, Boundary, Collision, Criterion, Face, Fluid, ForestConfig, Guard, Interpolation, Les, MagicLevels, Obstacle,

@@ -7,6 +7,11 @@ use std::collections::BTreeSet;
 use ramus::kernels::registry::{self, Entry};
 use ramus::Native;
 
+/// The embedded PTX text.
+fn ptx() -> &'static str {
+    ramus::kernels_ptx().expect("the embedded PTX decompresses")
+}
+
 /// Names of the `.entry` directives of a PTX text.
 fn ptx_entries(ptx: &str) -> BTreeSet<&str> {
     ptx.lines()
@@ -54,10 +59,10 @@ fn check_registry(ptx: &str) -> Result<(), String> {
 /// point there is registered.
 #[test]
 fn ptx_entries_are_the_registry() {
-    if let Err(problems) = check_registry(ramus::KERNELS_PTX) {
+    if let Err(problems) = check_registry(ptx()) {
         panic!("the committed PTX and the kernel registry differ:\n{problems}");
     }
-    assert!(ptx_entries(ramus::KERNELS_PTX).len() >= 190, "parsed too few entries");
+    assert!(ptx_entries(ptx()).len() >= 190, "parsed too few entries");
 }
 
 /// The comparison notices an entry point missing from the PTX and one it does not know.
@@ -67,7 +72,7 @@ fn registry_check_sees_both_directions() {
     use ramus::kernels::stream::StreamCollide;
     use ramus::D3Q19;
     let name = <StreamCollide<D3Q19, f32, Native, Trt, true> as Entry>::ENTRY;
-    let without = ramus::KERNELS_PTX.replace(&format!(".entry {name}("), ".entry renamed_away(");
+    let without = ptx().replace(&format!(".entry {name}("), ".entry renamed_away(");
     let err = check_registry(&without).unwrap_err();
     assert!(err.contains(&format!("\"{name}\"")) && err.contains("\"renamed_away\""), "{err}");
 }
@@ -104,13 +109,13 @@ fn entry_names() {
 
 #[test]
 fn ptx_has_no_unresolved_functions() {
-    assert!(!ramus::KERNELS_PTX.contains(".extern .func"), "PTX declares an external function");
+    assert!(!ptx().contains(".extern .func"), "PTX declares an external function");
 }
 
 #[test]
 fn ptx_targets_a_baseline_architecture() {
     // sm_70 PTX is JIT-compiled by the driver on Volta through Hopper.
-    assert!(ramus::KERNELS_PTX.contains(".target sm_70"));
+    assert!(ptx().contains(".target sm_70"));
     // Registers only: a run-time-indexed local array would show up as `.local`.
-    assert!(!ramus::KERNELS_PTX.contains(".local"), "a kernel spills an array to local memory");
+    assert!(!ptx().contains(".local"), "a kernel spills an array to local memory");
 }

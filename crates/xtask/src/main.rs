@@ -1,17 +1,26 @@
 //! Build helper: `cargo xtask ptx [--check]`.
 //!
-//! Regenerates the PTX of the device crate `ramus-kernels` and writes it to
-//! `crates/ramus/ptx/ramus_kernels.ptx`, which the host crate embeds with `include_str!`
-//! (so the host crate builds on stable Rust with no GPU toolchain). `--check` builds into a
-//! temporary file and fails if it differs from the committed one.
+//! Regenerates the PTX of the device crate `ramus-kernels` and writes it, zstd-compressed,
+//! to `crates/ramus/ptx/ramus_kernels.ptx.zst`, which the host crate embeds with
+//! `include_bytes!` (so the host crate builds on stable Rust with no GPU toolchain).
+//! `--check` builds afresh and fails if the text differs from the committed file's.
+//!
+//! Compressed because the text is large (43 MB, one variant per lattice, precision,
+//! storage and operator) and nearly all repetition: the `zstd` command at level 19 makes
+//! it 4 MB, so the repository, every binary that embeds it, the bundle carried to a GPU
+//! machine and a published crate stay small. Writing needs the `zstd` command (Debian's
+//! package `zstd`); reading, here and in the host crate, is the pure-Rust decoder `ruzstd`
+//! (there is no pure-Rust encoder at a comparable ratio: `ruzstd`'s only level, "fastest",
+//! gives 13 MB).
 //!
 //! Pipeline: `cargo rustc -p ramus-kernels --target nvptx64-nvidia-cuda -Zbuild-std=core
 //! --crate-type cdylib --profile ptx` with this binary as the linker. With fat LTO rustc
 //! hands the linker a single LLVM bitcode object that already contains the used parts of
 //! `core`; in linker mode this binary runs `llc` from the `llvm-tools` component on it.
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
@@ -26,7 +35,9 @@ const COMPONENTS: [&str; 2] = ["rust-src", "llvm-tools"];
 /// Environment variable through which the build passes the nightly's sysroot to the
 /// linker mode (where `llc` lives).
 const SYSROOT_ENV: &str = "RAMUS_XTASK_NIGHTLY_SYSROOT";
-const PTX_REL: &str = "crates/ramus/ptx/ramus_kernels.ptx";
+const PTX_REL: &str = "crates/ramus/ptx/ramus_kernels.ptx.zst";
+/// zstd level of the committed file (19: the highest before `--ultra`; 4 MB, ~25 s).
+const ZSTD_LEVEL: &str = "-19";
 
 fn main() -> Result<()> {
     if std::env::var_os(LINKER_ENV).is_some() {
@@ -36,17 +47,18 @@ fn main() -> Result<()> {
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["ptx"] => {
             let ptx = build_ptx()?;
+            let packed = compress(&ptx)?;
             let out = workspace_root()?.join(PTX_REL);
-            std::fs::create_dir_all(out.parent().expect("PTX path has a parent"))?;
-            std::fs::write(&out, &ptx)?;
-            println!("wrote {} ({} bytes)", out.display(), ptx.len());
+            std::fs::create_dir_all(out.parent().context("PTX path has a parent")?)?;
+            std::fs::write(&out, &packed)?;
+            println!("wrote {} ({} bytes of PTX, {} compressed)", out.display(), ptx.len(), packed.len());
             Ok(())
         }
         ["ptx", "--check"] => {
             let fresh = build_ptx()?;
             let path = workspace_root()?.join(PTX_REL);
-            let committed =
-                std::fs::read_to_string(&path).with_context(|| format!("reading committed PTX {}", path.display()))?;
+            let packed = std::fs::read(&path).with_context(|| format!("reading committed PTX {}", path.display()))?;
+            let committed = decompress(&packed).with_context(|| format!("decompressing {}", path.display()))?;
             if committed != fresh {
                 let first = committed
                     .lines()
@@ -67,6 +79,39 @@ fn main() -> Result<()> {
         }
         _ => bail!("usage: cargo xtask ptx [--check]"),
     }
+}
+
+/// `ptx` compressed by the `zstd` command, checked to decompress to `ptx` again.
+fn compress(ptx: &str) -> Result<Vec<u8>> {
+    let mut child = Command::new("zstd")
+        .args([ZSTD_LEVEL, "-q", "-c", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("running `zstd` (install it: the committed PTX is zstd-compressed; Debian: apt install zstd)")?;
+    let mut stdin = child.stdin.take().context("zstd's standard input")?;
+    // Feed the input from a thread: zstd writes while it reads, and its output fills the pipe.
+    let text = ptx.as_bytes().to_vec();
+    let feeder = std::thread::spawn(move || stdin.write_all(&text));
+    let out = child.wait_with_output().context("waiting for zstd")?;
+    feeder.join().map_err(|_| anyhow::anyhow!("writing to zstd panicked"))?.context("writing the PTX to zstd")?;
+    if !out.status.success() {
+        bail!("zstd failed ({})", out.status);
+    }
+    if decompress(&out.stdout)? != ptx {
+        bail!("zstd's output does not decompress to the PTX");
+    }
+    Ok(out.stdout)
+}
+
+/// The text of a zstd frame (`ruzstd`, as the host crate reads it).
+fn decompress(packed: &[u8]) -> Result<String> {
+    let mut text = String::new();
+    ruzstd::decoding::StreamingDecoder::new(packed)
+        .map_err(|e| anyhow::anyhow!("not a zstd frame: {e}"))?
+        .read_to_string(&mut text)
+        .context("decompressing")?;
+    Ok(text)
 }
 
 fn workspace_root() -> Result<PathBuf> {

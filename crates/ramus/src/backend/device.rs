@@ -19,7 +19,7 @@ use ramus_kernels::launch::Kernel;
 use ramus_kernels::memory::{ArgBytes, Family, Rebuild};
 use ramus_kernels::registry::Entry;
 
-use super::cuda::{driver_error, kernels_ptx, open_context};
+use super::cuda::{driver_error, open_context, ptx_to_load};
 use super::graph::{GraphCache, Issue, Replay};
 use super::memory::{bytes_of, try_to_vec, try_zeroed};
 use super::ptx::PtxModules;
@@ -521,7 +521,7 @@ impl CudaDevice {
         unsafe { ctx.disable_event_tracking() };
         // A stream of its own: the legacy default stream cannot be captured into a graph.
         let stream = ctx.new_stream().map_err(|e| driver_error("creating a stream", e))?;
-        let ptx = PtxModules::parse(kernels_ptx()?)?;
+        let ptx = PtxModules::parse(ptx_to_load()?)?;
         // SAFETY: plain page-locked allocation (default flags: cached, readable by the host).
         let staging = unsafe { ctx.alloc_pinned_with_flags::<u64>(STAGING_BYTES / 8, 0) }
             .map_err(|e| driver_error("allocating pinned staging memory", e))?;

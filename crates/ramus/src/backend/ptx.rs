@@ -11,6 +11,7 @@
 //!
 //! A module of its own also lets one entry carry a register cap ([`REGISTER_CAPS`]).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -51,7 +52,7 @@ const FUNC: &str = "\n.func ";
 
 /// A PTX text split into its prelude, its entry points and its trailing functions.
 pub(crate) struct PtxModules {
-    text: String,
+    text: Cow<'static, str>,
     prelude: Range<usize>,
     epilogue: Range<usize>,
     entries: HashMap<String, Range<usize>>,
@@ -59,7 +60,7 @@ pub(crate) struct PtxModules {
 
 impl PtxModules {
     /// Splits `text`; an error if it has no entry point or an entry without a name.
-    pub fn parse(text: String) -> Result<Self> {
+    pub fn parse(text: Cow<'static, str>) -> Result<Self> {
         let malformed = |what: &str| Error::Cuda { context: "splitting the PTX".into(), message: what.to_string() };
         let starts: Vec<usize> = text.match_indices(ENTRY).map(|(i, _)| i + 1).collect();
         let (&first, &last) = match (starts.first(), starts.last()) {
@@ -109,10 +110,14 @@ impl PtxModules {
 mod tests {
     use super::*;
 
+    fn embedded() -> Cow<'static, str> {
+        Cow::Borrowed(super::super::cuda::kernels_ptx().expect("the embedded PTX decompresses"))
+    }
+
     #[test]
     fn every_entry_of_the_embedded_ptx_gets_a_module_of_its_own() {
-        let ptx = PtxModules::parse(super::super::cuda::KERNELS_PTX.to_string()).expect("parse");
-        let total = super::super::cuda::KERNELS_PTX.matches(".visible .entry ").count();
+        let ptx = PtxModules::parse(embedded()).expect("parse");
+        let total = embedded().matches(".visible .entry ").count();
         assert_eq!(ptx.len(), total);
         for name in ["stream_collide_odd_d3q19_f32_bgk", "prim_scan_tiles_u32", "pack_blocks_b4"] {
             let m = ptx.module(name).expect(name);
@@ -128,7 +133,7 @@ mod tests {
 
     #[test]
     fn capped_entries_carry_their_register_cap_before_their_body() {
-        let ptx = PtxModules::parse(super::super::cuda::KERNELS_PTX.to_string()).expect("parse");
+        let ptx = PtxModules::parse(embedded()).expect("parse");
         for (name, cap) in REGISTER_CAPS {
             let m = ptx.module(name).expect(name);
             let head = format!(".visible .entry {name}(");
