@@ -83,6 +83,26 @@ fn early_decay_matches_the_dns() {
     assert!((first / analytic - 1.0).abs() < 0.05, "{first} vs {analytic}");
 }
 
+/// The two-dimensional Taylor–Green vortex of wave number `k` and amplitude `u0` (lattice
+/// units, independent of z): `(density, velocity)` and the velocity gradient at a point.
+#[allow(clippy::type_complexity)]
+fn vortex_2d(
+    k: f64,
+    u0: f64,
+) -> (impl Fn([f64; 3]) -> (f64, [f64; 3]) + Copy, impl Fn([f64; 3]) -> [[f64; 3]; 3] + Copy) {
+    let state = move |x: [f64; 3]| {
+        let ((sx, cx), (sy, cy)) = ((k * x[0]).sin_cos(), (k * x[1]).sin_cos());
+        let dp = u0 * u0 / 4.0 * ((2.0 * k * x[0]).cos() + (2.0 * k * x[1]).cos());
+        (1.0 + 3.0 * dp, [u0 * sx * cy, -u0 * cx * sy, 0.0])
+    };
+    let gradient = move |x: [f64; 3]| {
+        let ((sx, cx), (sy, cy)) = ((k * x[0]).sin_cos(), (k * x[1]).sin_cos());
+        let a = u0 * k;
+        [[a * cx * cy, a * sx * sy, 0.0], [-a * sx * sy, -a * cx * cy, 0.0], [0.0; 3]]
+    };
+    (state, gradient)
+}
+
 /// The two-dimensional Taylor–Green vortex `u = U sin kx cos ky`, `v = −U cos kx sin ky`,
 /// `p = ρU²/4 (cos 2kx + cos 2ky)` is an exact Navier–Stokes solution whose energy decays
 /// as `exp(−4νk²t)` (Taylor 1923). On a 32 × 32 × 8 periodic grid (D3Q27, the field
@@ -97,16 +117,7 @@ fn two_dimensional_vortex_decays_at_the_exact_rate() {
         config = config.boundary(face, Boundary::Periodic);
     }
     let mut f = Forest::<D3, D3Q27, f64>::new(config).unwrap();
-    let state = |x: [f64; 3]| {
-        let ((sx, cx), (sy, cy)) = ((k * x[0]).sin_cos(), (k * x[1]).sin_cos());
-        let dp = u0 * u0 / 4.0 * ((2.0 * k * x[0]).cos() + (2.0 * k * x[1]).cos());
-        (1.0 + 3.0 * dp, [u0 * sx * cy, -u0 * cx * sy, 0.0])
-    };
-    let gradient = |x: [f64; 3]| {
-        let ((sx, cx), (sy, cy)) = ((k * x[0]).sin_cos(), (k * x[1]).sin_cos());
-        let a = u0 * k;
-        [[a * cx * cy, a * sx * sy, 0.0], [-a * sx * sy, -a * cx * cy, 0.0], [0.0; 3]]
-    };
+    let (state, gradient) = vortex_2d(k, u0);
     f.initialize_with_gradient(state, gradient).unwrap();
     let energy = |f: &mut Forest<D3, D3Q27, f64>| {
         let fields = f.fields().unwrap();
@@ -136,16 +147,7 @@ fn two_dimensional_vortex_decays_at_the_exact_rate_with_f16_storage() {
             config = config.boundary(face, Boundary::Periodic);
         }
         let mut f = Forest::<D2, D2Q9, f32, S>::new(config).unwrap();
-        let state = |x: [f64; 3]| {
-            let ((sx, cx), (sy, cy)) = ((k * x[0]).sin_cos(), (k * x[1]).sin_cos());
-            let dp = u0 * u0 / 4.0 * ((2.0 * k * x[0]).cos() + (2.0 * k * x[1]).cos());
-            (1.0 + 3.0 * dp, [u0 * sx * cy, -u0 * cx * sy, 0.0])
-        };
-        let gradient = |x: [f64; 3]| {
-            let ((sx, cx), (sy, cy)) = ((k * x[0]).sin_cos(), (k * x[1]).sin_cos());
-            let a = u0 * k;
-            [[a * cx * cy, a * sx * sy, 0.0], [-a * sx * sy, -a * cx * cy, 0.0], [0.0; 3]]
-        };
+        let (state, gradient) = vortex_2d(k, u0);
         f.initialize_with_gradient(state, gradient).unwrap();
         let energy = |f: &mut Forest<D2, D2Q9, f32, S>| {
             let fields = f.fields().unwrap();
