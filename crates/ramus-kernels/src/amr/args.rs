@@ -93,6 +93,10 @@ crate::kernel_args! {
         pub refine: mut u32,
         /// `1` where the block will be coarsened.
         pub coarsen: mut u32,
+        /// The blocks flagged for refinement and for coarsening, added to `counts[0]`
+        /// and `counts[1]` (zeroed before the launch), so that an adapt without marks
+        /// ends after one read-back.
+        pub counts: mut u32,
         /// The forest's level limit.
         pub max_levels: val i32,
     }

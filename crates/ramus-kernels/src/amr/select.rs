@@ -4,7 +4,10 @@
 //!
 //! Each work item writes only the locations of its own block (or its own list slot), and
 //! reads nothing another item of the same launch writes: the kernels are deterministic and
-//! race-free on both backends.
+//! race-free on both backends. (`Sanitize`'s two counters are atomic adds, whose sums do
+//! not depend on the order.)
+
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::args::{
     amr_kernel, AssignChildrenArgs, BlockList, Gather, LevelKeysArgs, LevelOffsetsArgs, PerBlock, SanitizeArgs,
@@ -27,7 +30,8 @@ amr_kernel!(
     /// `REFINED` (all children leaves, not permanent) and every child is marked
     /// [`MARK_COARSEN`]. Statuses are not touched, so a refused adapt leaves the forest as
     /// it was.
-    Sanitize, SanitizeArgs, items(l) = l.active.min(l.refine).min(l.coarsen), |i, a| {
+    /// Each flag set is counted in `counts` (refine, coarsen) with an atomic add.
+    Sanitize, SanitizeArgs, items(l) = if l.counts < 2 { 0 } else { l.active.min(l.refine).min(l.coarsen) }, |i, a| {
         let p = &a.pool;
         let b = *a.active.add(i) as usize;
         let s = *p.status.add(b);
@@ -49,6 +53,11 @@ amr_kernel!(
         }
         *a.refine.add(i) = refine;
         *a.coarsen.add(i) = coarsen;
+        if refine | coarsen != 0 {
+            // SAFETY: `counts` holds two aligned u32 that only atomics touch during the
+            // launch. The flags exclude each other: `coarsen` picks the slot.
+            AtomicU32::from_ptr(a.counts.add(coarsen as usize)).fetch_add(1, Ordering::Relaxed);
+        }
     }
 );
 

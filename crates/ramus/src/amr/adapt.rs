@@ -143,19 +143,41 @@ impl<D: Dim> Mesh<D> {
         let n_act = self.gather_active(ws)?;
         ensure(&dev, &mut ws.flags, n_act)?;
         ensure(&dev, &mut ws.coarsen_flags, n_act)?;
+        ensure(&dev, &mut ws.flagged, 2)?;
+        dev.fill_bytes(&mut ws.flagged, 0, 2, 0)?;
         let a = amr_args!(
             self,
             SanitizeArgs {
                 active: ws.active.view(),
                 refine: ws.flags.view_mut(),
                 coarsen: ws.coarsen_flags.view_mut(),
+                counts: ws.flagged.view_mut(),
                 max_levels: self.spec.max_levels as i32,
             }
         );
         run::<Sanitize<D>>(&dev, n_act, a)?;
+        // The one read-back of the Preparation, right after the first kernel: an adapt
+        // without marks ends here (three launches and this read), and one that cannot
+        // fit its children fails before anything but the marks is written.
+        let flagged = dev.read(&ws.flagged, 0..2)?;
+        let (n_r, n_c) = (flagged[0] as usize, flagged[1] as usize);
+        if n_r + n_c == 0 {
+            self.clear_marks(ws, n_act)?;
+            return Ok(None);
+        }
+        let taken = n_r * D::CHILDREN;
+        if taken > self.gap_count {
+            self.clear_marks(ws, n_act)?;
+            let per = metadata_bytes_per_block::<D>(self.spec.max_levels) as u64;
+            return Err(Error::OutOfMemory {
+                what: "the block pool".into(),
+                needed: taken as u64 * per,
+                available: self.gap_count as u64 * per,
+            });
+        }
         // The flagged IDs in ascending order (children are assigned in this order in S2,
-        // independent of ID-set order), both counts left on the device: one read-back.
-        // Every active ID is below the high-water mark.
+        // independent of ID-set order); the lists hold `n_r` and `n_c` IDs (their counts,
+        // left on the device, are not read). Every active ID is below the high-water mark.
         let range = self.high_water;
         ensure(&dev, &mut ws.seen, range)?;
         ensure(&dev, &mut ws.to_refine, range)?;
@@ -170,23 +192,6 @@ impl<D: Dim> Mesh<D> {
         // SAFETY: as above.
         unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.coarsen_flags), n_act)? };
         prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_coarsen, &mut ws.counts, 1)?;
-        let counts = dev.read(&ws.counts, 0..2)?;
-        let (n_r, n_c) = (counts[0] as usize, counts[1] as usize);
-        if n_r + n_c == 0 {
-            self.clear_marks(ws, n_act)?;
-            return Ok(None);
-        }
-        let taken = n_r * D::CHILDREN;
-        if taken > self.gap_count {
-            // Nothing has been written yet but the marks: the forest stays valid.
-            self.clear_marks(ws, n_act)?;
-            let per = metadata_bytes_per_block::<D>(self.spec.max_levels) as u64;
-            return Err(Error::OutOfMemory {
-                what: "the block pool".into(),
-                needed: taken as u64 * per,
-                available: self.gap_count as u64 * per,
-            });
-        }
         // Every ID in play is below the high-water mark after this adapt: the ID flags of
         // the deduplications (S1, S7, S8) span only that range.
         let high_water = self.high_water.max(self.capacity - (self.gap_count - taken));

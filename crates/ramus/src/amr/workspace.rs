@@ -52,6 +52,8 @@ pub struct AdaptWorkspace {
     pub(crate) refined_offsets: Vec<usize>,
     /// Counts left on the device by deferred compactions, read together.
     pub(crate) counts: Buffer<u64>,
+    /// The Preparation's counts of blocks flagged for refinement and for coarsening.
+    pub(crate) flagged: Buffer<u32>,
     /// Blocks of the last adapt's minimal map (`map`), whose children are the blocks
     /// that can change ghost layers.
     pub(crate) relinked: usize,
@@ -79,6 +81,7 @@ impl AdaptWorkspace {
             profile: false,
             backend: dev.backend(),
             counts: Buffer::Host(Vec::new()),
+            flagged: z(),
             relinked: 0,
             n_refined: 0,
             parents_by_level: Vec::new(),
