@@ -33,10 +33,12 @@ use crate::error::{Error, Result};
 ///
 /// Measured and not kept (none better, the lower ones slower): D2Q9 f32 64, 48, 40;
 /// D3Q19 f32 112, 80, 64; D3Q27 f32 144, 128, 96, 80 (BGK), 128 (TRT); D2Q9 f64 72;
-/// D3Q19 f64 128; D3Q27 f64 168, 128. Entries not listed (other operators, the even
-/// step) are not measured or not helped, and stay uncapped. Every GPU from Volta to Hopper
-/// has 64 K registers per SM, so a cap buys the same CTAs per SM on each; only the H100
-/// is measured. (`ptxas -v` on the whole PTX file, as `scripts/gpu-check.sh run` prints
+/// D3Q19 f64 128; D3Q27 f64 168, 128; the f16-storage odd steps (BGK) at f32's caps and
+/// at 48 / 80 / 112 and 64 / 112 / 144 (D2Q9 / D3Q19 / D3Q27; all slower or equal, the
+/// f16 step is not occupancy-bound: thirteenth session). Entries not listed (other
+/// operators, the even step) are not measured or not helped, and stay uncapped. Every GPU
+/// from Volta to Hopper has 64 K registers per SM, so a cap buys the same CTAs per SM on
+/// each; only the H100 is measured. (`ptxas -v` on the whole PTX file, as `scripts/gpu-check.sh run` prints
 /// it, shows these entries uncapped: the cap is added to the module when it is loaded.)
 pub(crate) const REGISTER_CAPS: [(&str, u32); 6] = [
     (<StreamCollide<D2Q9, f32, Native, Bgk, true> as Entry>::ENTRY, 56),
