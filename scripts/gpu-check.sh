@@ -3,8 +3,8 @@
 #
 #   scripts/gpu-check.sh bundle   # here: build the test binary and the examples into .gpu/
 #                                 # and pack them into .gpu.tar.xz (carry that file)
-#   scripts/gpu-check.sh run      # on the device, from the repo root with .gpu/ or
-#                                 # .gpu.tar.xz present (unpacked first if .gpu/ is not):
+#   scripts/gpu-check.sh run      # on the device, from the repo root with .gpu.tar.xz
+#                                 # (unpacked first) or .gpu/ present:
 #                                 # CPU-vs-CUDA tests, benchmark, cavity run; logs in $OUT
 #                                 # (default ./gpu-out)
 #
@@ -156,8 +156,11 @@ run() {
     local out=${OUT:-./gpu-out}
     mkdir -p "$out"
     local missing=0 f
-    if [[ ! -f $bundle_dir/integration && -f $bundle_archive ]]; then
+    # The archive, when present, is the bundle to run: unpacked over whatever .gpu/ an
+    # earlier run on this machine left.
+    if [[ -f $bundle_archive ]]; then
         echo "== unpacking $bundle_archive"
+        rm -rf "$bundle_dir"
         tar -xJf "$bundle_archive"
     fi
     for f in integration bench; do
