@@ -50,7 +50,10 @@ fn main() -> Result<()> {
             let packed = compress(&ptx)?;
             let out = workspace_root()?.join(PTX_REL);
             std::fs::create_dir_all(out.parent().context("PTX path has a parent")?)?;
-            std::fs::write(&out, &packed)?;
+            // Atomically: an interrupted run leaves the committed file whole.
+            let tmp = out.with_extension("zst.tmp");
+            std::fs::write(&tmp, &packed)?;
+            std::fs::rename(&tmp, &out)?;
             println!("wrote {} ({} bytes of PTX, {} compressed)", out.display(), ptx.len(), packed.len());
             Ok(())
         }
