@@ -39,6 +39,10 @@ fn device_copies_out_of_range_are_errors() {
     assert_invalid(dev.copy(&a, 4, &mut b, 0), "copy target range");
     assert_invalid(dev.copy(&b, 2, &mut a, usize::MAX), "copy target range");
     assert_eq!(dev.read(&a, 1..3).unwrap(), vec![2, 3]);
+    let c = dev.upload(&[5u64, 6]).unwrap();
+    assert_invalid(dev.read_pair(&a, 0..2, &c, 1..3), "read range");
+    assert_invalid(dev.read_pair(&a, 3..5, &c, 0..1), "read range");
+    assert_eq!(dev.read_pair(&a, 1..3, &c, 1..2).unwrap(), (vec![2, 3], vec![6]));
     assert_invalid(dev.fill_bytes(&mut a, 3, 2, 0xFF), "fill range");
     dev.fill_bytes(&mut a, 1, 2, 0xFF).unwrap();
     assert_eq!(dev.download(&a).unwrap(), vec![1, u32::MAX, u32::MAX, 4]);

@@ -237,6 +237,38 @@ fn gpu_mark_and_take_seen_match_cpu() {
     }
 }
 
+/// The deferred deduplication (count left on the device, as the adapt routine's small
+/// lists) and `Device::read_pair` (two ranges, one synchronisation: staged, and past the
+/// staging memory) give the CPU's results, and the pair equals two separate reads.
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn gpu_deferred_take_seen_and_paired_reads_match_cpu() {
+    let mut p = Pair::new();
+    let mut rng = Rng(16);
+    for range in [2049usize, 65537] {
+        let n = 3000;
+        let ids = padded(n, || rng.below(range as u32));
+        let valid = flags(&mut rng, n, 60);
+        p.check(&format!("deferred take seen, paired reads, range = {range}"), |d, s| {
+            let mut seen = d.zeros::<u32>(range).unwrap();
+            // SAFETY: every ID is below `range` = seen.len().
+            unsafe { prim::mark_seen(d, &mut seen, &up(d, &ids), Some(&up(d, &valid)), n).unwrap() };
+            let mut out = up(d, &vec![SENTINEL; range]);
+            let mut counts = d.zeros::<u64>(3).unwrap();
+            prim::take_seen_deferred(d, s, &mut seen, range, &mut out, Some((&mut counts, 1))).unwrap();
+            let mut pairs = Vec::new();
+            // 4 + 8 bytes, 2800 + 8 (staged), 8000 + 8 (past the 4096 bytes of staging).
+            for k in [1usize, 700, 2000] {
+                let (a, b) = d.read_pair(&out, 0..k, &counts, 1..2).unwrap();
+                assert_eq!(a, d.read(&out, 0..k).unwrap(), "{} k = {k}", d.backend());
+                assert_eq!(b, d.read(&counts, 1..2).unwrap(), "{} k = {k}", d.backend());
+                pairs.push((a, b));
+            }
+            (d.download(&out).unwrap(), pairs)
+        });
+    }
+}
+
 /// Median wall time of `reps` calls of `f` (each followed by a synchronisation), in ms.
 fn time_ms(d: &Device, reps: usize, mut f: impl FnMut()) -> f64 {
     f(); // warm-up: loads the kernels, grows the scratch

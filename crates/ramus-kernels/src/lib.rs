@@ -9,6 +9,7 @@
 //! Module map (paper: `gpu-native-amr-lbm-paper.tex`):
 //! - [`amr`]: forest metadata layout, status codes, and the kernels of the adapt routine.
 //! - [`launch`]: the [`launch::Kernel`] trait: one data-parallel source for both backends.
+//! - [`counted`]: launches over a list whose length stays on the device ([`counted::Counted`]).
 //! - [`registry`]: the one list of kernel instantiations, their PTX entry points and names ([`registry::Entry`]).
 //! - [`real`]: the floating-point precisions (`f32`, `f64`).
 //! - [`storage`]: the pool's storage precision (the arithmetic's own, or IEEE half).
@@ -46,6 +47,7 @@ pub mod average;
 pub mod block;
 pub mod collide;
 pub mod collision;
+pub mod counted;
 pub mod criterion;
 pub mod curved;
 pub mod eddy;

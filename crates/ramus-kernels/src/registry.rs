@@ -72,6 +72,7 @@
 use crate::amr::{build::*, connect::*, mark::*, select::*};
 use crate::average::AverageToParents;
 use crate::collision::{Bgk, Collision, Trt};
+use crate::counted::Counted;
 use crate::criterion::VorticityMarkSerial;
 use crate::curved::{CurvedWall, LinkDistance};
 use crate::eddy::CellVelocity;
@@ -472,6 +473,14 @@ registry! {
         amr_child_links => ChildLinks<D>;
         amr_cell_masks => CellMasks<D>;
         amr_block_masks => BlockMasks<D>;
+        // The same over lists whose lengths stay on the device (`crate::counted`).
+        amr_map_refined_neighbours_counted => Counted<MapRefinedNeighbours<D>>;
+        amr_branch_status_counted => Counted<BranchStatus<D>>;
+        amr_write_status_counted => Counted<WriteStatus<D>>;
+        amr_child_links_counted => Counted<ChildLinks<D>>;
+        amr_neighbour_children_counted => Counted<NeighbourChildren<D>>;
+        amr_cell_masks_counted => Counted<CellMasks<D>>;
+        amr_block_masks_counted => Counted<BlockMasks<D>>;
         // Geometric marking.
         amr_mark_region => MarkRegion<D>;
         amr_mark_wall_distance => MarkWallDistance<D>;

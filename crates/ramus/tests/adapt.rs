@@ -350,6 +350,43 @@ fn random_sequences_stay_valid() {
     }
 }
 
+/// The lists of steps 7 and 8 give the same forests whether their lengths stay on the
+/// device (launches over an upper bound that read the count, `ramus_kernels::counted`) or
+/// are read back (`AdaptWorkspace::counted_max_items = 0`): two meshes under the same
+/// refinements and coarsenings stay bitwise equal, and valid.
+#[test]
+fn counted_and_read_back_list_lengths_build_the_same_forest() {
+    fn run<D: Dim>(cells: [usize; 3], bc: [Boundary; 6]) {
+        let mut a = mesh::<D>(cells, bc, 3, 4000);
+        let mut b = mesh::<D>(cells, bc, 3, 4000);
+        let mut wa = AdaptWorkspace::new(&Device::Cpu).unwrap();
+        let mut wb = AdaptWorkspace::new(&Device::Cpu).unwrap();
+        wb.counted_max_items = 0;
+        let (mut refined, mut coarsened) = (0, 0);
+        for round in 0..6u32 {
+            let geo = a.leaf_geometry().unwrap();
+            // Refine every third leaf of the finest levels' first half, then coarsen back
+            // whole families of level 2 every other round.
+            let up: Vec<u32> = geo.iter().filter(|g| (g.id + round) % 3 == 0 && g.level < 2).map(|g| g.id).collect();
+            let down: Vec<u32> =
+                if round % 2 == 1 { geo.iter().filter(|g| g.level == 2).map(|g| g.id).collect() } else { vec![] };
+            let mut reports = Vec::new();
+            for (m, w) in [(&mut a, &mut wa), (&mut b, &mut wb)] {
+                m.mark_blocks(&up, Mark::Refine).unwrap();
+                m.mark_blocks(&down, Mark::Coarsen).unwrap();
+                reports.push(m.adapt_with(w).unwrap());
+            }
+            assert_eq!((reports[0].refined, reports[0].coarsened), (reports[1].refined, reports[1].coarsened));
+            refined += reports[0].refined;
+            coarsened += reports[0].coarsened;
+            same(&valid(&a), &valid(&b));
+        }
+        assert!(refined > 0 && coarsened > 0, "refined {refined}, coarsened {coarsened}");
+    }
+    run::<D2>([32, 32, 1], [W; 6]);
+    run::<D3>([8, 8, 8], [P, P, W, W, P, P]);
+}
+
 /// Per-step timings on the CPU backend (ignored: a benchmark; run with `--ignored
 /// --nocapture` in release mode).
 #[test]

@@ -3,7 +3,10 @@
 //! [`ramus_kernels::amr`] and the primitives of [`crate::backend::primitives`].
 //!
 //! The host only reads scalar counts back (primitive return values and the per-level
-//! offsets of the sorted level keys, `max_levels + 1` integers), never block arrays. Work
+//! offsets of the sorted level keys, `max_levels + 1` integers), never block arrays; the
+//! lists of steps 1, 7 and 8 of small adapts keep their lengths on the device, where the
+//! launches over them read them ([`ramus_kernels::counted`]), and step 5 reads the minimal
+//! map's with its own: two read-backs for a small adapt (the Preparation's and step 5's). Work
 //! is proportional to the active blocks (the Preparation scan of the ID sets, the ID-set
 //! removal of the affected levels, and the per-ID flags that sort and deduplicate block
 //! lists, which span the IDs handed out so far) and to the marked blocks and their
@@ -26,7 +29,7 @@ use ramus_kernels::amr::select::{
 use ramus_kernels::amr::status;
 use ramus_kernels::Dim;
 
-use super::workspace::{amr_args, ensure, key_bits, run, AdaptWorkspace};
+use super::workspace::{amr_args, ensure, key_bits, run, run_list, AdaptWorkspace, ListLen};
 use super::{metadata_bytes_per_block, Mesh};
 use crate::backend::primitives as prim;
 use crate::backend::stopwatch::Stopwatch;
@@ -118,7 +121,7 @@ impl<D: Dim> Mesh<D> {
         clock.lap(4)?;
         // Coarsened and refined blocks grouped by their children's level (S5, S6, and the
         // block data's filling of new children), one read-back for both.
-        let (off_c, off_r) = self.level_keys(ws, n.coarsened, n.refine)?;
+        let (off_c, off_r) = self.level_keys(ws, &mut n)?;
         self.coarsen_id_sets(ws, &n, &off_c)?;
         clock.lap(5)?;
         self.refine_id_sets(ws, &off_r)?;
@@ -182,16 +185,16 @@ impl<D: Dim> Mesh<D> {
         ensure(&dev, &mut ws.seen, range)?;
         ensure(&dev, &mut ws.to_refine, range)?;
         ensure(&dev, &mut ws.to_coarsen, range)?;
-        if ws.counts.len() < 2 || matches!((&dev, &ws.counts), (Device::Cuda(_), Buffer::Host(_))) {
-            ws.counts = dev.zeros(2)?;
+        if ws.counts.len() < COUNT_SLOTS || matches!((&dev, &ws.counts), (Device::Cuda(_), Buffer::Host(_))) {
+            ws.counts = dev.zeros(COUNT_SLOTS)?;
         }
         // SAFETY: `ws.active` holds the active IDs, all below the high-water mark `range`,
         // which `ws.seen` was just made to hold; nothing changes the lists meanwhile.
         unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.flags), n_act)? };
-        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_refine, &mut ws.counts, 0)?;
+        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_refine, None)?;
         // SAFETY: as above.
         unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.coarsen_flags), n_act)? };
-        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_coarsen, &mut ws.counts, 1)?;
+        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_coarsen, None)?;
         // Every ID in play is below the high-water mark after this adapt: the ID flags of
         // the deduplications (S1, S7, S8) span only that range.
         let high_water = self.high_water.max(self.capacity - (self.gap_count - taken));
@@ -204,11 +207,20 @@ impl<D: Dim> Mesh<D> {
         ensure(&dev, &mut ws.marked, n_k)?;
         dev.copy(&ws.to_refine, n_r, &mut ws.marked, 0)?;
         dev.copy(&ws.to_coarsen, n_c, &mut ws.marked, n_r)?;
-        Ok(Some(Counts { active: n_act, refine: n_r, coarsen: n_c, high_water, map: 0, coarsened: 0 }))
+        Ok(Some(Counts {
+            active: n_act,
+            refine: n_r,
+            coarsen: n_c,
+            high_water,
+            map_len: ListLen::Known(0),
+            map: 0,
+            coarsened: 0,
+        }))
     }
 
     /// S1 Minimal Map: the marked blocks and their same-level neighbours, sorted, unique,
-    /// into `ws.map`.
+    /// into `ws.map`. A small map's length stays on the device until S5 reads it with its
+    /// own counts (`n.map_len`); a large one's is read here.
     fn minimal_map(&mut self, ws: &mut AdaptWorkspace, n: &mut Counts) -> Result<()> {
         let dev = self.device.clone();
         let n_k = n.marked();
@@ -221,7 +233,10 @@ impl<D: Dim> Mesh<D> {
         run::<GatherNeighbours<D>>(&dev, n_k, a)?;
         // SAFETY: the gathered neighbours are active blocks (invalid links are flagged off
         // in `gathered_valid`), below `high_water`, which `ws.seen` holds.
-        n.map = unsafe { distinct(&dev, ws, n_k * D::NEIGHBORS, 0, n.high_water, Target::Map)? };
+        n.map_len = unsafe { distinct_len(&dev, ws, n_k * D::NEIGHBORS, 0, n.high_water, Target::Map, SLOT_MAP, 1)? };
+        if let ListLen::Known(m) = n.map_len {
+            n.map = m;
+        }
         Ok(())
     }
 
@@ -240,7 +255,7 @@ impl<D: Dim> Mesh<D> {
             );
             run::<AssignChildren<D>>(&dev, n.refine, a)?;
             let a = amr_args!(self, BlockList { blocks: ws.map.view() });
-            run::<MapRefinedNeighbours<D>>(&dev, n.map, a)?;
+            run_list::<MapRefinedNeighbours<D>>(&dev, &ws.counts, n.map_len, 1, a)?;
         }
         self.high_water = n.high_water;
         Ok(())
@@ -355,11 +370,11 @@ impl<D: Dim> Mesh<D> {
         run::<GatherParents<D>>(&dev, n.marked(), a)?;
         // SAFETY: the parents of marked blocks are active, below `high_water` (`ws.seen`
         // holds that many flags).
-        let n_p = unsafe { distinct(&dev, ws, n.marked(), 0, n.high_water, Target::Set)? };
+        let n_p = unsafe { distinct_len(&dev, ws, n.marked(), 0, n.high_water, Target::Set, SLOT_PARENTS, 1)? };
         let a = amr_args!(self, PerBlock { blocks: ws.set.view(), out: ws.gathered.view_mut() });
-        run::<BranchStatus<D>>(&dev, n_p, a)?;
+        run_list::<BranchStatus<D>>(&dev, &ws.counts, n_p, 1, a)?;
         let a = amr_args!(self, WriteValues { blocks: ws.set.view(), values: ws.gathered.view() });
-        run::<WriteStatus<D>>(&dev, n_p, a)
+        run_list::<WriteStatus<D>>(&dev, &ws.counts, n_p, 1, a)
     }
 
     /// S8 Update Connectivity and Designate Ghosts: `nbr_child` of the map, then links and
@@ -384,16 +399,16 @@ impl<D: Dim> Mesh<D> {
         // `high_water`, which `ws.seen` holds.
         let n_s = unsafe {
             prim::mark_seen(&dev, &mut ws.seen, &ws.map, None, n.map)?;
-            distinct(&dev, ws, n.map * nc, n.map, n.high_water, Target::Set)?
+            distinct_len(&dev, ws, n.map * nc, n.map, n.high_water, Target::Set, SLOT_RELINKED, D::BLOCK_CELLS)?
         };
         let a = amr_args!(self, BlockList { blocks: ws.set.view() });
-        run::<ChildLinks<D>>(&dev, n_s, a)?;
+        run_list::<ChildLinks<D>>(&dev, &ws.counts, n_s, 1, a)?;
         let a = amr_args!(self, NeighbourChildrenArgs { blocks: ws.set.view(), with_onb: 1 });
-        run::<NeighbourChildren<D>>(&dev, n_s, a)?;
+        run_list::<NeighbourChildren<D>>(&dev, &ws.counts, n_s, 1, a)?;
         let a = amr_args!(self, BlockList { blocks: ws.set.view() });
-        run::<CellMasks<D>>(&dev, n_s * D::BLOCK_CELLS, a)?;
+        run_list::<CellMasks<D>>(&dev, &ws.counts, n_s, D::BLOCK_CELLS, a)?;
         let a = amr_args!(self, BlockList { blocks: ws.set.view() });
-        run::<BlockMasks<D>>(&dev, n_s, a)?;
+        run_list::<BlockMasks<D>>(&dev, &ws.counts, n_s, 1, a)?;
         self.clear_marks(ws, n.active)?;
         ws.relinked = n.map;
         ws.n_refined = n.refine;
@@ -465,16 +480,18 @@ impl<D: Dim> Mesh<D> {
     /// Groups blocks by the level of their children, keeping their order within a level
     /// (stable sort): the `n_c2` coarsened blocks of `ws.coarsened` into `ws.vals` as their first
     /// children, and the `n_r` refined blocks of `ws.to_refine` into `ws.refined`. Returns the
-    /// offsets of each level in the two (`max_levels + 1` each), read back together.
-    fn level_keys(&mut self, ws: &mut AdaptWorkspace, n_c2: usize, n_r: usize) -> Result<(Vec<usize>, Vec<usize>)> {
+    /// offsets of each level in the two (`max_levels + 1` each), read back together, with
+    /// the minimal map's length if it is still on the device (`n.map`).
+    fn level_keys(&mut self, ws: &mut AdaptWorkspace, n: &mut Counts) -> Result<(Vec<usize>, Vec<usize>)> {
+        let (n_c2, n_r) = (n.coarsened, n.refine);
         let dev = self.device.clone();
         let m = self.spec.max_levels + 1;
         ensure(&dev, &mut ws.off, 2 * m)?;
         let level_bits = key_bits(ramus_kernels::amr::MAX_LEVELS);
-        for (coarsen, n) in [(true, n_c2), (false, n_r)] {
-            ensure(&dev, &mut ws.keys, n)?;
+        for (coarsen, len) in [(true, n_c2), (false, n_r)] {
+            ensure(&dev, &mut ws.keys, len)?;
             let (list, vals) = if coarsen { (&ws.coarsened, &mut ws.vals) } else { (&ws.to_refine, &mut ws.refined) };
-            ensure(&dev, vals, n)?;
+            ensure(&dev, vals, len)?;
             let a = amr_args!(
                 self,
                 LevelKeysArgs {
@@ -484,16 +501,25 @@ impl<D: Dim> Mesh<D> {
                     first_child: coarsen as u32,
                 }
             );
-            run::<LevelKeys<D>>(&dev, n, a)?;
-            prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.keys, vals, n, level_bits)?;
+            run::<LevelKeys<D>>(&dev, len, a)?;
+            prim::sort_by_key(&dev, &mut ws.scratch, &mut ws.keys, vals, len, level_bits)?;
             let a = LevelOffsetsArgs::<Views<'_>> {
                 keys: ws.keys.view(),
-                count: n as i32,
+                count: len as i32,
                 offsets: ws.off.slice_mut(if coarsen { 0 } else { m }..)?,
             };
             run::<LevelOffsets<D>>(&dev, m, a)?;
         }
-        let off: Vec<usize> = dev.read(&ws.off, 0..2 * m)?.into_iter().map(|x| x as usize).collect();
+        let off: Vec<u32> = match n.map_len {
+            ListLen::Known(_) => dev.read(&ws.off, 0..2 * m)?,
+            ListLen::OnDevice { slot, .. } => {
+                let (off, map) = dev.read_pair(&ws.off, 0..2 * m, &ws.counts, slot..slot + 1)?;
+                n.map = map[0] as usize;
+                n.map_len = ListLen::Known(n.map);
+                off
+            }
+        };
+        let off: Vec<usize> = off.into_iter().map(|x| x as usize).collect();
         Ok((off[..m].to_vec(), off[m..].to_vec()))
     }
 }
@@ -508,7 +534,9 @@ struct Counts {
     coarsen: usize,
     /// The high-water mark after the adaptation.
     high_water: usize,
-    /// Blocks of the minimal map (S1, `ws.map`).
+    /// Length of the minimal map (S1, `ws.map`): known, or on the device until S5.
+    map_len: ListLen,
+    /// Blocks of the minimal map, known from S5 on.
     map: usize,
     /// Parents coarsened after the 2:1 check (S3, `ws.coarsened`).
     coarsened: usize,
@@ -550,4 +578,45 @@ unsafe fn distinct(
     };
     ensure(dev, out, range.min(n + before))?;
     prim::take_seen(dev, &mut ws.scratch, &mut ws.seen, range, out)
+}
+
+/// Slots of `ws.counts`: the S5 removal's (0), the distinct parents of S7, the distinct
+/// blocks S8 relinks, the minimal map of S1.
+const SLOT_PARENTS: usize = 1;
+const SLOT_RELINKED: usize = 2;
+const SLOT_MAP: usize = 3;
+const COUNT_SLOTS: usize = 4;
+
+/// [`distinct`], its count left on the device (in `ws.counts[slot]`) when the launches over
+/// the list, `per` items per entry, stay within [`AdaptWorkspace::counted_max_items`] for
+/// the list's bound, else read back. Small adapts thus save a host–device round trip per
+/// list; large ones read the count rather than launch many items that do nothing.
+///
+/// # Safety
+/// As [`distinct`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn distinct_len(
+    dev: &Device,
+    ws: &mut AdaptWorkspace,
+    n: usize,
+    before: usize,
+    range: usize,
+    target: Target,
+    slot: usize,
+    per: usize,
+) -> Result<ListLen> {
+    let bound = range.min(n + before);
+    if bound.saturating_mul(per) > ws.counted_max_items {
+        // SAFETY: the caller's contract.
+        return Ok(ListLen::Known(unsafe { distinct(dev, ws, n, before, range, target)? }));
+    }
+    // SAFETY: the caller's contract.
+    unsafe { prim::mark_seen(dev, &mut ws.seen, &ws.gathered, Some(&ws.gathered_valid), n)? };
+    let out = match target {
+        Target::Map => &mut ws.map,
+        Target::Set => &mut ws.set,
+    };
+    ensure(dev, out, range)?;
+    prim::take_seen_deferred(dev, &mut ws.scratch, &mut ws.seen, range, out, Some((&mut ws.counts, slot)))?;
+    Ok(ListLen::OnDevice { bound, slot })
 }

@@ -1,6 +1,7 @@
 //! Device temporaries of `adapt` and the marking functions, and the launch plumbing they
 //! share.
 
+use ramus_kernels::counted::{Counted, CountedArgs};
 use ramus_kernels::launch::Kernel;
 use ramus_kernels::memory::Family;
 use ramus_kernels::registry::Entry;
@@ -66,6 +67,11 @@ pub struct AdaptWorkspace {
     /// Time every step separately ([`super::AdaptReport::per_step`]): synchronises the
     /// device after each step, which adds to small adapts. Off by default.
     pub profile: bool,
+    /// The most items a launch over a list whose length stays on the device may have
+    /// (default [`COUNTED_MAX_ITEMS`]): a list of steps 1, 7 and 8 whose upper bound gives
+    /// more is counted by a read-back instead, which costs a host–device round trip but no
+    /// items that do nothing. 0 reads every length back. The forest is the same either way.
+    pub counted_max_items: usize,
     /// The backend the buffers live on (see [`AdaptWorkspace::adopt`]).
     backend: Backend,
 }
@@ -79,6 +85,7 @@ impl AdaptWorkspace {
         Ok(AdaptWorkspace {
             scratch: Scratch::new(dev),
             profile: false,
+            counted_max_items: COUNTED_MAX_ITEMS,
             backend: dev.backend(),
             counts: Buffer::Host(Vec::new()),
             flagged: z(),
@@ -113,9 +120,9 @@ impl AdaptWorkspace {
     /// no kernel receives the address of a buffer of the other side.
     pub(crate) fn adopt(&mut self, dev: &Device) -> Result<()> {
         if self.backend != dev.backend() {
-            let profile = self.profile;
+            let (profile, counted) = (self.profile, self.counted_max_items);
             *self = AdaptWorkspace::new(dev)?;
-            self.profile = profile;
+            (self.profile, self.counted_max_items) = (profile, counted);
         }
         Ok(())
     }
@@ -183,6 +190,47 @@ pub(crate) fn run<K: Kernel + Entry>(dev: &Device, n: usize, args: <K::Args as F
     // (list entries, links) is an ID of the pool, by the forest's invariants
     // (`crate::amr::check`); the lists' lengths are checked against `n` by the launch.
     unsafe { dev.launch::<K>(n, args) }
+}
+
+/// Default of [`AdaptWorkspace::counted_max_items`]: 2^18 items, about 2000 CTAs of which
+/// those past the count exit at once (an upper bound of 4096 blocks of a 3D list per cell).
+pub const COUNTED_MAX_ITEMS: usize = 1 << 18;
+
+/// The length of a list that a compaction built on the device: read back, or left in a
+/// slot of `ws.counts` with an upper bound for the launches over the list.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ListLen {
+    Known(usize),
+    OnDevice { bound: usize, slot: usize },
+}
+
+/// Runs `per` items of the AMR kernel `K` for every entry of a list of length `len`: `K`
+/// over `n · per` items when the length is known, else [`Counted<K>`] over `bound · per`
+/// items, which runs those below the count in `counts[slot]` (read on the device).
+pub(crate) fn run_list<'a, K>(
+    dev: &Device,
+    counts: &'a Buffer<u64>,
+    len: ListLen,
+    per: usize,
+    args: <K::Args as Family>::With<Views<'a>>,
+) -> Result<()>
+where
+    K: Kernel + Entry,
+    Counted<K>: Entry,
+{
+    match len {
+        ListLen::Known(n) => run::<K>(dev, n * per, args),
+        ListLen::OnDevice { bound, slot } => {
+            let a = CountedArgs::<K::Args, Views<'a>> {
+                count: counts.slice(slot..slot + 1)?,
+                per: per as u64,
+                inner: args,
+            };
+            // The count was written by the compaction of the list, at most `bound`: the
+            // items that run are those of `K` over the list.
+            run::<Counted<K>>(dev, bound * per, a)
+        }
+    }
 }
 
 impl<D: Dim> Mesh<D> {

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DeviceSlice, LaunchConfig,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, DeviceSlice, LaunchConfig,
     PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
@@ -26,6 +26,8 @@ use super::ptx::PtxModules;
 use super::slice::{ToLens, ToRaw, Views};
 use super::Backend;
 use crate::error::{Error, Result};
+
+mod readback;
 
 /// An element type buffers can hold.
 pub trait Elem: bytemuck::Pod + DeviceRepr + ValidAsZeroBits + Send + Sync + Default {}
@@ -222,59 +224,6 @@ impl Device {
             }
             _ => Err(mismatch()),
         }
-    }
-
-    /// Copies `buf[range]` to the host; an [`Error::InvalidParameter`] naming the range and
-    /// the buffer's length if it does not lie inside the buffer (or ends before it starts).
-    pub fn read<T: Elem>(&self, buf: &Buffer<T>, range: std::ops::Range<usize>) -> Result<Vec<T>> {
-        if range.start > range.end {
-            return Err(Error::invalid(
-                "read range",
-                format!("{}..{}", range.start, range.end),
-                format!("start <= end, within a buffer of {} elements", buf.len()),
-            ));
-        }
-        let range = checked_range("read range", range.start, range.len(), buf.len())?;
-        if range.is_empty() {
-            return Ok(Vec::new());
-        }
-        match (self, buf) {
-            (Device::Cpu, Buffer::Host(v)) => try_to_vec("a read-back", &v[range]),
-            (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
-                c.flush()?;
-                let bytes = range.len() * std::mem::size_of::<T>();
-                if bytes > STAGING_BYTES {
-                    return c.stream.clone_dtoh(&slice.slice(range)).map_err(|e| driver_error("downloading", e));
-                }
-                let mut staging = c.staging.lock().unwrap_or_else(|p| p.into_inner());
-                let host = staging.as_mut_ptr().map_err(|e| driver_error("staging a read", e))? as *mut T;
-                let src = slice.device_ptr(&c.stream).0 + (range.start * std::mem::size_of::<T>()) as u64;
-                // SAFETY: the staging buffer is page-aligned and holds STAGING_BYTES >= bytes;
-                // `src` lies inside `slice`; the copy completes before the synchronisation.
-                unsafe {
-                    let dst = std::slice::from_raw_parts_mut(host, range.len());
-                    cudarc::driver::result::memcpy_dtoh_async(dst, src, c.stream.cu_stream())
-                        .map_err(|e| driver_error("downloading", e))?;
-                    c.stream.synchronize().map_err(|e| driver_error("synchronising", e))?;
-                    Ok(dst.to_vec())
-                }
-            }
-            _ => Err(mismatch()),
-        }
-    }
-
-    /// Copies the whole buffer to the host.
-    pub fn download<T: Elem>(&self, buf: &Buffer<T>) -> Result<Vec<T>> {
-        self.read(buf, 0..buf.len())
-    }
-
-    /// One element, copied to the host (the scalar read-backs of the AMR routine); an
-    /// [`Error::InvalidParameter`] if `index` is not below the buffer's length.
-    pub fn get<T: Elem>(&self, buf: &Buffer<T>, index: usize) -> Result<T> {
-        if index >= buf.len() {
-            return Err(Error::invalid("index", index, format!("below the buffer's length {}", buf.len())));
-        }
-        Ok(self.read(buf, index..index + 1)?[0])
     }
 
     /// Copies `src[..n]` into `dst[offset..offset + n]` on the device (ranges checked as

@@ -88,24 +88,34 @@ unsafe fn launch_take(
 }
 
 /// [`take_seen`] without the read-back: the count is left on the device in
-/// `counts[slot]`, and `out` must hold `range` items.
+/// `counts.0[counts.1]` when given (nothing is written without it), and `out` must hold
+/// `range` items.
 pub fn take_seen_deferred(
     dev: &Device,
     scratch: &mut Scratch,
     seen: &mut Buffer<u32>,
     range: usize,
     out: &mut Buffer<u32>,
-    counts: &mut Buffer<u64>,
-    slot: usize,
+    counts: Option<(&mut Buffer<u64>, usize)>,
 ) -> Result<()> {
     check(dev, seen, range, "take_seen seen")?;
     check(dev, out, range, "take_seen output")?;
-    check(dev, counts, slot.saturating_add(1), "take_seen counts")?;
+    if let Some((counts, slot)) = &counts {
+        check(dev, counts, slot.saturating_add(1), "take_seen counts")?;
+    }
     if range == 0 {
-        return dev.write(counts, slot, &[0]);
+        return match counts {
+            Some((counts, slot)) => dev.write(counts, slot, &[0]),
+            None => Ok(()),
+        };
     }
     let plan = scan_into_scratch(dev, scratch, seen, range, NONZERO)?;
     // SAFETY: `seen` and `out` hold `range` items and the scan covers them.
     unsafe { launch_take(dev, seen, range, scanned(scratch, &plan)?, out)? };
-    dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
+    match counts {
+        Some((counts, slot)) => {
+            dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
+        }
+        None => Ok(()),
+    }
 }
