@@ -188,13 +188,19 @@ impl<D: Dim> Mesh<D> {
         if ws.counts.len() < COUNT_SLOTS || matches!((&dev, &ws.counts), (Device::Cuda(_), Buffer::Host(_))) {
             ws.counts = dev.zeros(COUNT_SLOTS)?;
         }
-        // SAFETY: `ws.active` holds the active IDs, all below the high-water mark `range`,
-        // which `ws.seen` was just made to hold; nothing changes the lists meanwhile.
-        unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.flags), n_act)? };
-        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_refine, None)?;
-        // SAFETY: as above.
-        unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.coarsen_flags), n_act)? };
-        prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_coarsen, None)?;
+        // An empty list needs no pass (a refinement-only or coarsening-only adapt).
+        if n_r > 0 {
+            // SAFETY: `ws.active` holds the active IDs, all below the high-water mark
+            // `range`, which `ws.seen` was just made to hold; nothing changes the lists
+            // meanwhile.
+            unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.flags), n_act)? };
+            prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_refine, None)?;
+        }
+        if n_c > 0 {
+            // SAFETY: as above.
+            unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.coarsen_flags), n_act)? };
+            prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_coarsen, None)?;
+        }
         // Every ID in play is below the high-water mark after this adapt: the ID flags of
         // the deduplications (S1, S7, S8) span only that range.
         let high_water = self.high_water.max(self.capacity - (self.gap_count - taken));

@@ -38,8 +38,9 @@ use crate::error::{Error, Result};
 /// f16 step is not occupancy-bound: thirteenth session). Entries not listed (other
 /// operators, the even step) are not measured or not helped, and stay uncapped. Every GPU
 /// from Volta to Hopper has 64 K registers per SM, so a cap buys the same CTAs per SM on
-/// each; only the H100 is measured. (`ptxas -v` on the whole PTX file, as `scripts/gpu-check.sh run` prints
-/// it, shows these entries uncapped: the cap is added to the module when it is loaded.)
+/// each; only the H100 is measured. (`ptxas -v` on the whole PTX file, as
+/// `scripts/gpu-check.sh run` prints it, shows these entries uncapped: the cap is added to
+/// the module when it is loaded.)
 pub(crate) const REGISTER_CAPS: [(&str, u32); 6] = [
     (<StreamCollide<D2Q9, f32, Native, Bgk, true> as Entry>::ENTRY, 56),
     (<StreamCollide<D3Q19, f32, Native, Bgk, true> as Entry>::ENTRY, 96),
