@@ -239,7 +239,7 @@ impl<D: Dim> Mesh<D> {
         run::<GatherNeighbours<D>>(&dev, n_k, a)?;
         // SAFETY: the gathered neighbours are active blocks (invalid links are flagged off
         // in `gathered_valid`), below `high_water`, which `ws.seen` holds.
-        n.map_len = unsafe { distinct_len(&dev, ws, n_k * D::NEIGHBORS, 0, n.high_water, Target::Map, SLOT_MAP, 1)? };
+        n.map_len = unsafe { distinct(&dev, ws, n_k * D::NEIGHBORS, 0, n.high_water, Target::Map, SLOT_MAP, 1)? };
         if let ListLen::Known(m) = n.map_len {
             n.map = m;
         }
@@ -376,7 +376,7 @@ impl<D: Dim> Mesh<D> {
         run::<GatherParents<D>>(&dev, n.marked(), a)?;
         // SAFETY: the parents of marked blocks are active, below `high_water` (`ws.seen`
         // holds that many flags).
-        let n_p = unsafe { distinct_len(&dev, ws, n.marked(), 0, n.high_water, Target::Set, SLOT_PARENTS, 1)? };
+        let n_p = unsafe { distinct(&dev, ws, n.marked(), 0, n.high_water, Target::Set, SLOT_PARENTS, 1)? };
         let a = amr_args!(self, PerBlock { blocks: ws.set.view(), out: ws.gathered.view_mut() });
         run_list::<BranchStatus<D>>(&dev, &ws.counts, n_p, 1, a)?;
         let a = amr_args!(self, WriteValues { blocks: ws.set.view(), values: ws.gathered.view() });
@@ -405,7 +405,7 @@ impl<D: Dim> Mesh<D> {
         // `high_water`, which `ws.seen` holds.
         let n_s = unsafe {
             prim::mark_seen(&dev, &mut ws.seen, &ws.map, None, n.map)?;
-            distinct_len(&dev, ws, n.map * nc, n.map, n.high_water, Target::Set, SLOT_RELINKED, D::BLOCK_CELLS)?
+            distinct(&dev, ws, n.map * nc, n.map, n.high_water, Target::Set, SLOT_RELINKED, D::BLOCK_CELLS)?
         };
         let a = amr_args!(self, BlockList { blocks: ws.set.view() });
         run_list::<ChildLinks<D>>(&dev, &ws.counts, n_s, 1, a)?;
@@ -561,31 +561,6 @@ enum Target {
     Set,
 }
 
-/// Flags the valid entries of `ws.gathered[..n]` (flags in `ws.gathered_valid`), all below `range`, in
-/// `ws.seen` (which may hold `before` other flags) and writes the distinct flagged IDs,
-/// ascending, to `ws.map` or `ws.set`; returns their count (one read-back).
-///
-/// # Safety
-/// Every valid entry of `ws.gathered[..n]` must be below `range`, and `ws.seen` must hold at
-/// least `range` flags (see [`prim::mark_seen`]).
-unsafe fn distinct(
-    dev: &Device,
-    ws: &mut AdaptWorkspace,
-    n: usize,
-    before: usize,
-    range: usize,
-    target: Target,
-) -> Result<usize> {
-    // SAFETY: the caller's contract.
-    unsafe { prim::mark_seen(dev, &mut ws.seen, &ws.gathered, Some(&ws.gathered_valid), n)? };
-    let out = match target {
-        Target::Map => &mut ws.map,
-        Target::Set => &mut ws.set,
-    };
-    ensure(dev, out, range.min(n + before))?;
-    prim::take_seen(dev, &mut ws.scratch, &mut ws.seen, range, out)
-}
-
 /// Slots of `ws.counts`: the S5 removal's (0), the distinct parents of S7, the distinct
 /// blocks S8 relinks, the minimal map of S1.
 const SLOT_PARENTS: usize = 1;
@@ -593,15 +568,18 @@ const SLOT_RELINKED: usize = 2;
 const SLOT_MAP: usize = 3;
 const COUNT_SLOTS: usize = 4;
 
-/// [`distinct`], its count left on the device (in `ws.counts[slot]`) when the launches over
-/// the list, `per` items per entry, stay within [`AdaptWorkspace::counted_max_items`] for
-/// the list's bound, else read back. Small adapts thus save a host–device round trip per
-/// list; large ones read the count rather than launch many items that do nothing.
+/// Flags the valid entries of `ws.gathered[..n]` (flags in `ws.gathered_valid`), all below
+/// `range`, in `ws.seen` (which may hold `before` other flags) and writes the distinct
+/// flagged IDs, ascending, to `ws.map` or `ws.set`. Their count is left on the device (in
+/// `ws.counts[slot]`) when the launches over the list, `per` items per entry, stay within
+/// [`AdaptWorkspace::counted_max_items`] for the list's bound, else read back: small adapts
+/// save a host–device round trip per list, large ones launch no mass of idle items.
 ///
 /// # Safety
-/// As [`distinct`].
+/// Every valid entry of `ws.gathered[..n]` must be below `range`, and `ws.seen` must hold at
+/// least `range` flags (see [`prim::mark_seen`]).
 #[allow(clippy::too_many_arguments)]
-unsafe fn distinct_len(
+unsafe fn distinct(
     dev: &Device,
     ws: &mut AdaptWorkspace,
     n: usize,
@@ -611,17 +589,18 @@ unsafe fn distinct_len(
     slot: usize,
     per: usize,
 ) -> Result<ListLen> {
-    let bound = range.min(n + before);
-    if bound.saturating_mul(per) > ws.counted_max_items {
-        // SAFETY: the caller's contract.
-        return Ok(ListLen::Known(unsafe { distinct(dev, ws, n, before, range, target)? }));
-    }
     // SAFETY: the caller's contract.
     unsafe { prim::mark_seen(dev, &mut ws.seen, &ws.gathered, Some(&ws.gathered_valid), n)? };
+    let bound = range.min(n + before);
+    let counted = bound.saturating_mul(per) <= ws.counted_max_items;
     let out = match target {
         Target::Map => &mut ws.map,
         Target::Set => &mut ws.set,
     };
+    if !counted {
+        ensure(dev, out, bound)?;
+        return Ok(ListLen::Known(prim::take_seen(dev, &mut ws.scratch, &mut ws.seen, range, out)?));
+    }
     ensure(dev, out, range)?;
     prim::take_seen_deferred(dev, &mut ws.scratch, &mut ws.seen, range, out, Some((&mut ws.counts, slot)))?;
     Ok(ListLen::OnDevice { bound, slot })
