@@ -269,6 +269,32 @@ fn gpu_deferred_take_seen_and_paired_reads_match_cpu() {
     }
 }
 
+/// The short deduplication by ranks (`distinct_short`) gives the same values and count on
+/// both backends, with and without validity flags and an extra list.
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn gpu_distinct_short_matches_cpu() {
+    let mut p = Pair::new();
+    let mut rng = Rng(17);
+    for (n, range) in [(1usize, 5u32), (27, 40), (243, 1000), (512, 64), (1843, u32::MAX)] {
+        let ids = padded(n, || rng.below(range));
+        let valid = flags(&mut rng, n, 70);
+        let more = padded(n / 9, || rng.below(range));
+        p.check(&format!("distinct_short, n = {n}, range = {range}"), |d, s| {
+            let (ib, vb, mb) = (up(d, &ids), up(d, &valid), up(d, &more));
+            let mut results = Vec::new();
+            for (flagged, extra) in [(true, None), (true, Some((&mb, n / 9))), (false, Some((&mb, n / 9)))] {
+                let mut out = up(d, &vec![SENTINEL; n + n / 9 + PAD]);
+                let mut counts = d.zeros::<u64>(2).unwrap();
+                prim::distinct_short(d, s, (&ib, flagged.then_some(&vb), n), extra, &mut out, (&mut counts, 1))
+                    .unwrap();
+                results.push((d.download(&out).unwrap(), d.download(&counts).unwrap()));
+            }
+            results
+        });
+    }
+}
+
 /// Median wall time of `reps` calls of `f` (each followed by a synchronisation), in ms.
 fn time_ms(d: &Device, reps: usize, mut f: impl FnMut()) -> f64 {
     f(); // warm-up: loads the kernels, grows the scratch

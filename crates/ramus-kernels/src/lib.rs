@@ -10,6 +10,7 @@
 //! - [`amr`]: forest metadata layout, status codes, and the kernels of the adapt routine.
 //! - [`launch`]: the [`launch::Kernel`] trait: one data-parallel source for both backends.
 //! - [`counted`]: launches over a list whose length stays on the device ([`counted::Counted`]).
+//! - [`distinct`]: sorted distinct values of a short list by ranks (one launch of one CTA, no per-ID array).
 //! - [`registry`]: the one list of kernel instantiations, their PTX entry points and names ([`registry::Entry`]).
 //! - [`real`]: the floating-point precisions (`f32`, `f64`).
 //! - [`storage`]: the pool's storage precision (the arithmetic's own, or IEEE half).
@@ -50,6 +51,7 @@ pub mod collision;
 pub mod counted;
 pub mod criterion;
 pub mod curved;
+pub mod distinct;
 pub mod eddy;
 pub mod guard;
 pub mod interpolate;

@@ -75,6 +75,7 @@ use crate::collision::{Bgk, Collision, Trt};
 use crate::counted::Counted;
 use crate::criterion::VorticityMarkSerial;
 use crate::curved::{CurvedWall, LinkDistance};
+use crate::distinct::DistinctSerial;
 use crate::eddy::CellVelocity;
 use crate::guard::GuardCheck;
 use crate::interpolate::{InterpolateChildren, InterpolateGhosts, RescaleParents};
@@ -93,7 +94,9 @@ use crate::storage::{Half, Native, Storage};
 use crate::stream::{StreamCollide, StreamCollideGradient};
 use crate::surface::{MarkSurfaceDistance, SurfaceLinkDistance, SurfaceSolid};
 #[cfg(target_arch = "nvptx64")]
-use crate::{criterion::vorticity_mark_cooperative, primitives::scan_tile_cooperative, ptx::Nv};
+use crate::{
+    criterion::vorticity_mark_cooperative, distinct::distinct_cooperative, primitives::scan_tile_cooperative, ptx::Nv,
+};
 
 /// A registered kernel instantiation: the name of its PTX entry point.
 pub trait Entry {
@@ -523,5 +526,8 @@ registry! {
         // items, `SCAN_SHARED_BYTES` of shared memory.
         prim_scan_tiles_u32 => ScanTileSerial<u32, u32> |args| scan_tile_cooperative(&Nv, &args);
         prim_scan_tiles_u64 => ScanTileSerial<u64, u64> |args| scan_tile_cooperative(&Nv, &args);
+        // The short distinct (`crate::distinct`): one CTA of `DISTINCT_CTA` threads,
+        // `DISTINCT_SHARED_BYTES` of shared memory.
+        prim_distinct_short => DistinctSerial |args| distinct_cooperative(&Nv, &args);
     }
 }

@@ -2,7 +2,7 @@
 //! marking functions. Every resulting forest is validated with the independent checker
 //! `ramus::amr::check` (geometric links, tree, statuses, masks, 2:1 balance, ID/gap sets).
 
-use ramus::amr::{check, AdaptWorkspace, Capacity, Mesh, MeshSnapshot, MeshSpec, Region};
+use ramus::amr::{check, AdaptWorkspace, Capacity, Mesh, MeshSnapshot, MeshSpec, Region, COUNTED_MAX_ITEMS};
 use ramus::backend::Device;
 use ramus::kernels::amr::{status, units};
 use ramus::kernels::block::{link_index, N_SKIP};
@@ -350,36 +350,46 @@ fn random_sequences_stay_valid() {
     }
 }
 
-/// The lists of steps 7 and 8 give the same forests whether their lengths stay on the
+/// The lists of steps 1, 7 and 8 give the same forests whether their lengths stay on the
 /// device (launches over an upper bound that read the count, `ramus_kernels::counted`) or
-/// are read back (`AdaptWorkspace::counted_max_items = 0`): two meshes under the same
-/// refinements and coarsenings stay bitwise equal, and valid.
+/// are read back (`AdaptWorkspace::counted_max_items = 0`), and whether they are
+/// deduplicated by ranks where one launch can (`distinct_short_max = usize::MAX`,
+/// `ramus_kernels::distinct`) or by a per-ID flag array (`distinct_short_max = 0`): four
+/// meshes under the same refinements and coarsenings stay bitwise equal, and valid.
 #[test]
-fn counted_and_read_back_list_lengths_build_the_same_forest() {
+fn list_lengths_and_deduplications_build_the_same_forest() {
     fn run<D: Dim>(cells: [usize; 3], bc: [Boundary; 6]) {
-        let mut a = mesh::<D>(cells, bc, 3, 4000);
-        let mut b = mesh::<D>(cells, bc, 3, 4000);
-        let mut wa = AdaptWorkspace::new(&Device::Cpu).unwrap();
-        let mut wb = AdaptWorkspace::new(&Device::Cpu).unwrap();
-        wb.counted_max_items = 0;
+        let ways = [(COUNTED_MAX_ITEMS, usize::MAX), (COUNTED_MAX_ITEMS, 0), (0, usize::MAX), (0, 0)];
+        let mut meshes: Vec<_> = ways.iter().map(|_| mesh::<D>(cells, bc, 3, 4000)).collect();
+        let mut spaces: Vec<_> = ways
+            .iter()
+            .map(|&(counted, short)| {
+                let mut w = AdaptWorkspace::new(&Device::Cpu).unwrap();
+                (w.counted_max_items, w.distinct_short_max) = (counted, short);
+                w
+            })
+            .collect();
         let (mut refined, mut coarsened) = (0, 0);
         for round in 0..6u32 {
-            let geo = a.leaf_geometry().unwrap();
+            let geo = meshes[0].leaf_geometry().unwrap();
             // Refine every third leaf of the finest levels' first half, then coarsen back
             // whole families of level 2 every other round.
             let up: Vec<u32> = geo.iter().filter(|g| (g.id + round) % 3 == 0 && g.level < 2).map(|g| g.id).collect();
             let down: Vec<u32> =
                 if round % 2 == 1 { geo.iter().filter(|g| g.level == 2).map(|g| g.id).collect() } else { vec![] };
             let mut reports = Vec::new();
-            for (m, w) in [(&mut a, &mut wa), (&mut b, &mut wb)] {
+            for (m, w) in meshes.iter_mut().zip(&mut spaces) {
                 m.mark_blocks(&up, Mark::Refine).unwrap();
                 m.mark_blocks(&down, Mark::Coarsen).unwrap();
                 reports.push(m.adapt_with(w).unwrap());
             }
-            assert_eq!((reports[0].refined, reports[0].coarsened), (reports[1].refined, reports[1].coarsened));
+            let first = valid(&meshes[0]);
+            for (m, r) in meshes.iter().zip(&reports).skip(1) {
+                assert_eq!((r.refined, r.coarsened), (reports[0].refined, reports[0].coarsened));
+                same(&first, &valid(m));
+            }
             refined += reports[0].refined;
             coarsened += reports[0].coarsened;
-            same(&valid(&a), &valid(&b));
         }
         assert!(refined > 0 && coarsened > 0, "refined {refined}, coarsened {coarsened}");
     }

@@ -524,6 +524,56 @@ fn mark_and_take_seen_match_sort_unique() {
     }
 }
 
+/// The short deduplication by ranks (`distinct_short`) equals "sort, then unique" of the
+/// valid items and the extra list (the flag-array path's result), on lists with many and
+/// with no repeats, all invalid, empty, and without validity flags; it writes nothing past
+/// the distinct values, and refuses an output shorter than the list and a list longer than
+/// the one launch takes.
+#[test]
+fn distinct_short_matches_sort_unique() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let mut rng = Rng(34);
+    // n = 1639 with n / 4 extra items: the longest list, `DISTINCT_MAX` = 2048.
+    for n in [0usize, 1, 2, 7, 27, 255, 256, 700, 1639] {
+        for (range, density) in [(4u32, 60u32), (1000, 60), (u32::MAX, 90), (50, 0), (1 << 20, 100)] {
+            let m = n / 4;
+            let ids = padded(n, || rng.below(range));
+            let valid = flags(&mut rng, n, density);
+            let more = padded(m, || rng.below(range));
+            let with_flags = (0..n).filter(|&i| valid[i] != 0).map(|i| ids[i]);
+            let (ib, vb, mb) = (d.upload(&ids).unwrap(), d.upload(&valid).unwrap(), d.upload(&more).unwrap());
+            for (flagged, extra) in [(true, None), (true, Some((&mb, m))), (false, Some((&mb, m)))] {
+                let listed: Vec<u32> = if flagged { with_flags.clone().collect() } else { ids[..n].to_vec() };
+                let mut want: Vec<u32> =
+                    listed.into_iter().chain(extra.map_or(&[][..], |_| &more[..m]).iter().copied()).collect();
+                want.sort_unstable();
+                want.dedup();
+                let len = n + extra.map_or(0, |(_, m)| m);
+                let mut out = d.upload(&vec![SENTINEL; len + PAD]).unwrap();
+                let mut counts = d.upload(&[7u64; 3]).unwrap();
+                let list = (&ib, flagged.then_some(&vb), n);
+                prim::distinct_short(&d, &mut s, list, extra, &mut out, (&mut counts, 1)).unwrap();
+                let what = format!(
+                    "n = {n}, range = {range}, density = {density}, flags {flagged}, extra {}",
+                    extra.is_some()
+                );
+                assert_eq!(d.read(&counts, 0..3).unwrap(), [7, want.len() as u64, 7], "{what}");
+                assert_eq!(&host(&out)[..want.len()], &want[..], "{what}");
+                assert!(host(&out)[want.len()..].iter().all(|&x| x == SENTINEL), "written past the count: {what}");
+            }
+        }
+    }
+    let (ib, mut out, mut counts) =
+        (d.upload(&[3u32, 1, 3]).unwrap(), d.zeros::<u32>(2).unwrap(), d.zeros::<u64>(1).unwrap());
+    let short = prim::distinct_short(&d, &mut s, (&ib, None, 3), None, &mut out, (&mut counts, 0));
+    assert!(matches!(short, Err(ramus::Error::InvalidParameter { .. })), "{short:?}");
+    let long = d.zeros::<u32>(2049).unwrap();
+    let mut out = d.zeros::<u32>(2049).unwrap();
+    let too_long = prim::distinct_short(&d, &mut s, (&long, None, 2049), None, &mut out, (&mut counts, 0));
+    assert!(matches!(too_long, Err(ramus::Error::InvalidParameter { .. })), "{too_long:?}");
+}
+
 /// `Device::launch` refuses, with a named error and before any item runs, a launch whose
 /// item count exceeds what its argument slices hold (`Kernel::max_items`): here a rank sort
 /// of 9 items over slices of 8, and one whose output slice is too short.

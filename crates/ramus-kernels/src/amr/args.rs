@@ -97,6 +97,13 @@ crate::kernel_args! {
         /// and `counts[1]` (zeroed before the launch), so that an adapt without marks
         /// ends after one read-back.
         pub counts: mut u32,
+        /// The first `listed_max` blocks flagged for refinement and for coarsening, in no
+        /// particular order (the atomic adds'): a short request is sorted from there
+        /// instead of compacted out of all active blocks. May be empty with
+        /// `listed_max = 0`.
+        pub listed_refine: mut u32,
+        pub listed_coarsen: mut u32,
+        pub listed_max: val u32,
         /// The forest's level limit.
         pub max_levels: val i32,
     }

@@ -5,7 +5,8 @@
 //! Each work item writes only the locations of its own block (or its own list slot), and
 //! reads nothing another item of the same launch writes: the kernels are deterministic and
 //! race-free on both backends. (`Sanitize`'s two counters are atomic adds, whose sums do
-//! not depend on the order.)
+//! not depend on the order; the order of the blocks it lists does, and the host sorts
+//! them.)
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
@@ -30,8 +31,14 @@ amr_kernel!(
     /// `REFINED` (all children leaves, not permanent) and every child is marked
     /// [`MARK_COARSEN`]. Statuses are not touched, so a refused adapt leaves the forest as
     /// it was.
-    /// Each flag set is counted in `counts` (refine, coarsen) with an atomic add.
-    Sanitize, SanitizeArgs, items(l) = if l.counts < 2 { 0 } else { l.active.min(l.refine).min(l.coarsen) }, |i, a| {
+    /// Each flag set is counted in `counts` (refine, coarsen) with an atomic add, and the
+    /// first `listed_max` of each kind are listed in `listed_refine` / `listed_coarsen` at
+    /// the slot the add returns.
+    Sanitize, SanitizeArgs, items(l) = if l.counts < 2 || l.listed_refine.min(l.listed_coarsen) < l.listed_max as usize {
+        0
+    } else {
+        l.active.min(l.refine).min(l.coarsen)
+    }, |i, a| {
         let p = &a.pool;
         let b = *a.active.add(i) as usize;
         let s = *p.status.add(b);
@@ -56,7 +63,11 @@ amr_kernel!(
         if refine | coarsen != 0 {
             // SAFETY: `counts` holds two aligned u32 that only atomics touch during the
             // launch. The flags exclude each other: `coarsen` picks the slot.
-            AtomicU32::from_ptr(a.counts.add(coarsen as usize)).fetch_add(1, Ordering::Relaxed);
+            let slot = AtomicU32::from_ptr(a.counts.add(coarsen as usize)).fetch_add(1, Ordering::Relaxed);
+            if slot < a.listed_max {
+                let list = if coarsen != 0 { a.listed_coarsen } else { a.listed_refine };
+                *list.add(slot as usize) = b as u32;
+            }
         }
     }
 );

@@ -8,11 +8,11 @@
 //! launches over them read them ([`ramus_kernels::counted`]), and step 5 reads the minimal
 //! map's with its own: two read-backs for a small adapt (the Preparation's and step 5's). Work
 //! is proportional to the active blocks (the Preparation scan of the ID sets, the ID-set
-//! removal of the affected levels, and the per-ID flags that sort and deduplicate block
-//! lists, which span the IDs handed out so far) and to the marked blocks and their
-//! neighbourhoods (every other step works on compacted lists), never to the pool
-//! capacity. Every kernel is deterministic and race-free, so the CPU and CUDA backends
-//! build identical forests.
+//! removal of the affected levels, and the per-ID flags that sort and deduplicate long
+//! block lists, which span the IDs handed out so far; short lists are ranked instead) and
+//! to the marked blocks and their neighbourhoods (every other step works on compacted
+//! lists), never to the pool capacity. Every kernel is deterministic and race-free, so the
+//! CPU and CUDA backends build identical forests.
 
 use std::time::Duration;
 
@@ -27,6 +27,7 @@ use ramus_kernels::amr::select::{
     Sanitize, SetStatus, UnmapCoarsened, WriteStatus,
 };
 use ramus_kernels::amr::status;
+use ramus_kernels::distinct::DISTINCT_MAX;
 use ramus_kernels::Dim;
 
 use super::workspace::{amr_args, ensure, key_bits, run, run_list, AdaptWorkspace, ListLen};
@@ -148,6 +149,11 @@ impl<D: Dim> Mesh<D> {
         ensure(&dev, &mut ws.coarsen_flags, n_act)?;
         ensure(&dev, &mut ws.flagged, 2)?;
         dev.fill_bytes(&mut ws.flagged, 0, 2, 0)?;
+        // Requests this short are sorted from Sanitize's lists (one launch) instead of
+        // compacted out of every active block (four launches over the IDs handed out).
+        let listed_max = ws.distinct_short_max.min(DISTINCT_MAX).min(n_act);
+        ensure(&dev, &mut ws.listed_refine, listed_max)?;
+        ensure(&dev, &mut ws.listed_coarsen, listed_max)?;
         let a = amr_args!(
             self,
             SanitizeArgs {
@@ -155,6 +161,9 @@ impl<D: Dim> Mesh<D> {
                 refine: ws.flags.view_mut(),
                 coarsen: ws.coarsen_flags.view_mut(),
                 counts: ws.flagged.view_mut(),
+                listed_refine: ws.listed_refine.view_mut(),
+                listed_coarsen: ws.listed_coarsen.view_mut(),
+                listed_max: listed_max as u32,
                 max_levels: self.spec.max_levels as i32,
             }
         );
@@ -189,17 +198,24 @@ impl<D: Dim> Mesh<D> {
             ws.counts = dev.zeros(COUNT_SLOTS)?;
         }
         // An empty list needs no pass (a refinement-only or coarsening-only adapt).
-        if n_r > 0 {
-            // SAFETY: `ws.active` holds the active IDs, all below the high-water mark
-            // `range`, which `ws.seen` was just made to hold; nothing changes the lists
-            // meanwhile.
-            unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.flags), n_act)? };
-            prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_refine, None)?;
-        }
-        if n_c > 0 {
-            // SAFETY: as above.
-            unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(&ws.coarsen_flags), n_act)? };
-            prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, &mut ws.to_coarsen, None)?;
+        let kinds = [
+            (n_r, &ws.listed_refine, &ws.flags, &mut ws.to_refine),
+            (n_c, &ws.listed_coarsen, &ws.coarsen_flags, &mut ws.to_coarsen),
+        ];
+        for (count, listed, flags, out) in kinds {
+            if count == 0 {
+                continue;
+            }
+            if count <= listed_max {
+                let counted = (&mut ws.counts, SLOT_REQUESTS);
+                prim::distinct_short(&dev, &mut ws.scratch, (listed, None, count), None, out, counted)?;
+            } else {
+                // SAFETY: `ws.active` holds the active IDs, all below the high-water mark
+                // `range`, which `ws.seen` was just made to hold; nothing changes the lists
+                // meanwhile.
+                unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(flags), n_act)? };
+                prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, out, None)?;
+            }
         }
         // Every ID in play is below the high-water mark after this adapt: the ID flags of
         // the deduplications (S1, S7, S8) span only that range.
@@ -239,7 +255,7 @@ impl<D: Dim> Mesh<D> {
         run::<GatherNeighbours<D>>(&dev, n_k, a)?;
         // SAFETY: the gathered neighbours are active blocks (invalid links are flagged off
         // in `gathered_valid`), below `high_water`, which `ws.seen` holds.
-        n.map_len = unsafe { distinct(&dev, ws, n_k * D::NEIGHBORS, 0, n.high_water, Target::Map, SLOT_MAP, 1)? };
+        n.map_len = unsafe { distinct(&dev, ws, n_k * D::NEIGHBORS, n.high_water, Target::Map, SLOT_MAP, 1)? };
         if let ListLen::Known(m) = n.map_len {
             n.map = m;
         }
@@ -376,7 +392,7 @@ impl<D: Dim> Mesh<D> {
         run::<GatherParents<D>>(&dev, n.marked(), a)?;
         // SAFETY: the parents of marked blocks are active, below `high_water` (`ws.seen`
         // holds that many flags).
-        let n_p = unsafe { distinct(&dev, ws, n.marked(), 0, n.high_water, Target::Set, SLOT_PARENTS, 1)? };
+        let n_p = unsafe { distinct(&dev, ws, n.marked(), n.high_water, Target::Set, SLOT_PARENTS, 1)? };
         let a = amr_args!(self, PerBlock { blocks: ws.set.view(), out: ws.gathered.view_mut() });
         run_list::<BranchStatus<D>>(&dev, &ws.counts, n_p, 1, a)?;
         let a = amr_args!(self, WriteValues { blocks: ws.set.view(), values: ws.gathered.view() });
@@ -404,8 +420,7 @@ impl<D: Dim> Mesh<D> {
         // SAFETY: map blocks and their children (new ones included) are below the new
         // `high_water`, which `ws.seen` holds.
         let n_s = unsafe {
-            prim::mark_seen(&dev, &mut ws.seen, &ws.map, None, n.map)?;
-            distinct(&dev, ws, n.map * nc, n.map, n.high_water, Target::Set, SLOT_RELINKED, D::BLOCK_CELLS)?
+            distinct(&dev, ws, n.map * nc, n.high_water, Target::SetWithMap(n.map), SLOT_RELINKED, D::BLOCK_CELLS)?
         };
         let a = amr_args!(self, BlockList { blocks: ws.set.view() });
         run_list::<ChildLinks<D>>(&dev, &ws.counts, n_s, 1, a)?;
@@ -555,53 +570,81 @@ impl Counts {
     }
 }
 
-/// Where [`distinct`] leaves its result.
+/// Where [`distinct`] leaves its result, and what it takes besides `ws.gathered`.
+#[derive(Clone, Copy)]
 enum Target {
+    /// `ws.map` (S1).
     Map,
+    /// `ws.set` (S7).
     Set,
+    /// `ws.set`, with the first `m` blocks of `ws.map` joining the list (S8).
+    SetWithMap(usize),
 }
 
 /// Slots of `ws.counts`: the S5 removal's (0), the distinct parents of S7, the distinct
-/// blocks S8 relinks, the minimal map of S1.
+/// blocks S8 relinks, the minimal map of S1, the Preparation's sorted requests (whose
+/// counts are known: written, not read).
 const SLOT_PARENTS: usize = 1;
 const SLOT_RELINKED: usize = 2;
 const SLOT_MAP: usize = 3;
-const COUNT_SLOTS: usize = 4;
+const SLOT_REQUESTS: usize = 4;
+const COUNT_SLOTS: usize = 5;
 
-/// Flags the valid entries of `ws.gathered[..n]` (flags in `ws.gathered_valid`), all below
-/// `range`, in `ws.seen` (which may hold `before` other flags) and writes the distinct
-/// flagged IDs, ascending, to `ws.map` or `ws.set`. Their count is left on the device (in
+/// The distinct valid entries of `ws.gathered[..n]` (flags in `ws.gathered_valid`; with
+/// [`Target::SetWithMap`], and the map's first blocks), ascending, into `ws.map` or
+/// `ws.set`. A list of at most [`AdaptWorkspace::distinct_short_max`] items is ranked
+/// ([`prim::distinct_short`]: one launch, no pass over the ID range); a longer one is
+/// flagged in `ws.seen` and compacted. Its count is left on the device (in
 /// `ws.counts[slot]`) when the launches over the list, `per` items per entry, stay within
 /// [`AdaptWorkspace::counted_max_items`] for the list's bound, else read back: small adapts
 /// save a host–device round trip per list, large ones launch no mass of idle items.
 ///
 /// # Safety
-/// Every valid entry of `ws.gathered[..n]` must be below `range`, and `ws.seen` must hold at
-/// least `range` flags (see [`prim::mark_seen`]).
-#[allow(clippy::too_many_arguments)]
+/// Every valid entry of `ws.gathered[..n]` and every map block taken must be below
+/// `range`, and `ws.seen` must hold at least `range` flags (see [`prim::mark_seen`]).
 unsafe fn distinct(
     dev: &Device,
     ws: &mut AdaptWorkspace,
     n: usize,
-    before: usize,
     range: usize,
     target: Target,
     slot: usize,
     per: usize,
 ) -> Result<ListLen> {
-    // SAFETY: the caller's contract.
-    unsafe { prim::mark_seen(dev, &mut ws.seen, &ws.gathered, Some(&ws.gathered_valid), n)? };
-    let bound = range.min(n + before);
-    let counted = bound.saturating_mul(per) <= ws.counted_max_items;
-    let out = match target {
-        Target::Map => &mut ws.map,
-        Target::Set => &mut ws.set,
+    let m = match target {
+        Target::SetWithMap(m) => m,
+        Target::Map | Target::Set => 0,
     };
+    let bound = range.min(n + m);
+    let counted = bound.saturating_mul(per) <= ws.counted_max_items;
+    let short = n + m <= ws.distinct_short_max.min(DISTINCT_MAX);
+    let AdaptWorkspace { map, set, gathered, gathered_valid, scratch, counts, seen, .. } = ws;
+    let (out, map): (&mut Buffer<u32>, Option<&Buffer<u32>>) = match target {
+        Target::Map => (map, None),
+        Target::Set => (set, None),
+        Target::SetWithMap(_) => (set, Some(&*map)),
+    };
+    let extra = map.filter(|_| m > 0).map(|b| (b, m));
+    if short {
+        ensure(dev, out, n + m)?;
+        prim::distinct_short(dev, scratch, (gathered, Some(gathered_valid), n), extra, out, (counts, slot))?;
+        return Ok(if counted {
+            ListLen::OnDevice { bound, slot }
+        } else {
+            ListLen::Known(dev.get(counts, slot)? as usize)
+        });
+    }
+    if let Some((map, m)) = extra {
+        // SAFETY: the caller's contract.
+        unsafe { prim::mark_seen(dev, seen, map, None, m)? };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { prim::mark_seen(dev, seen, gathered, Some(gathered_valid), n)? };
     if !counted {
         ensure(dev, out, bound)?;
-        return Ok(ListLen::Known(prim::take_seen(dev, &mut ws.scratch, &mut ws.seen, range, out)?));
+        return Ok(ListLen::Known(prim::take_seen(dev, scratch, seen, range, out)?));
     }
     ensure(dev, out, range)?;
-    prim::take_seen_deferred(dev, &mut ws.scratch, &mut ws.seen, range, out, Some((&mut ws.counts, slot)))?;
+    prim::take_seen_deferred(dev, scratch, seen, range, out, Some((counts, slot)))?;
     Ok(ListLen::OnDevice { bound, slot })
 }

@@ -24,6 +24,9 @@ pub struct AdaptWorkspace {
     pub(crate) flags: Buffer<u32>,
     /// Preparation: coarsening requests of the active blocks.
     pub(crate) coarsen_flags: Buffer<u32>,
+    /// Preparation: the first blocks flagged for refinement and for coarsening, unsorted.
+    pub(crate) listed_refine: Buffer<u32>,
+    pub(crate) listed_coarsen: Buffer<u32>,
     /// Leaves to refine (also the leaf list of the marking functions), ascending IDs.
     pub(crate) to_refine: Buffer<u32>,
     /// Parents marked for coarsening, ascending IDs.
@@ -72,6 +75,14 @@ pub struct AdaptWorkspace {
     /// more is counted by a read-back instead, which costs a host–device round trip but no
     /// items that do nothing. 0 reads every length back. The forest is the same either way.
     pub counted_max_items: usize,
+    /// The longest list (items gathered, before deduplication) that steps 1, 7 and 8
+    /// deduplicate by ranking its items against each other (default
+    /// [`DISTINCT_SHORT_MAX`]; [`crate::backend::primitives::distinct_short`]: one launch,
+    /// O(items²) work, at most [`ramus_kernels::distinct::DISTINCT_MAX`] items whatever
+    /// this says) instead of flagging them in a per-ID array and compacting it (five
+    /// launches, O(items + IDs handed out) work). 0 always flags. The forest is the same
+    /// either way.
+    pub distinct_short_max: usize,
     /// The backend the buffers live on (see [`AdaptWorkspace::adopt`]).
     backend: Backend,
 }
@@ -86,6 +97,7 @@ impl AdaptWorkspace {
             scratch: Scratch::new(dev),
             profile: false,
             counted_max_items: COUNTED_MAX_ITEMS,
+            distinct_short_max: DISTINCT_SHORT_MAX,
             backend: dev.backend(),
             counts: Buffer::Host(Vec::new()),
             flagged: z(),
@@ -96,6 +108,8 @@ impl AdaptWorkspace {
             active: z(),
             flags: z(),
             coarsen_flags: z(),
+            listed_refine: z(),
+            listed_coarsen: z(),
             to_refine: z(),
             to_coarsen: z(),
             coarsened: z(),
@@ -120,9 +134,9 @@ impl AdaptWorkspace {
     /// no kernel receives the address of a buffer of the other side.
     pub(crate) fn adopt(&mut self, dev: &Device) -> Result<()> {
         if self.backend != dev.backend() {
-            let (profile, counted) = (self.profile, self.counted_max_items);
+            let (profile, counted, short) = (self.profile, self.counted_max_items, self.distinct_short_max);
             *self = AdaptWorkspace::new(dev)?;
-            (self.profile, self.counted_max_items) = (profile, counted);
+            (self.profile, self.counted_max_items, self.distinct_short_max) = (profile, counted, short);
         }
         Ok(())
     }
@@ -195,6 +209,11 @@ pub(crate) fn run<K: Kernel + Entry>(dev: &Device, n: usize, args: <K::Args as F
 /// Default of [`AdaptWorkspace::counted_max_items`]: 2^18 items, about 2000 CTAs of which
 /// those past the count exit at once (an upper bound of 4096 blocks of a 3D list per cell).
 pub const COUNTED_MAX_ITEMS: usize = 1 << 18;
+
+/// Default of [`AdaptWorkspace::distinct_short_max`]: 512 items (the 27-neighbour lists of
+/// up to 18 marked blocks in 3D, the 9-neighbour lists of 56 in 2D), where the one-CTA
+/// ranking takes a few µs (measured on an H100, BENCHMARKS.md, fifteenth session).
+pub const DISTINCT_SHORT_MAX: usize = 512;
 
 /// The length of a list that a compaction built on the device: read back, or left in a
 /// slot of `ws.counts` with an upper bound for the launches over the list.

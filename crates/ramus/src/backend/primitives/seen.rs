@@ -4,11 +4,13 @@
 //! IDs, for O(items + range) work in a handful of launches, where a radix sort of block
 //! IDs costs a scan and a scatter per key bit. The AMR routine uses it for its
 //! deduplicated neighbourhoods (paper, steps 1, 7 and 8) with `range` = the highest ID
-//! handed out, which follows the active blocks, not the pool capacity.
+//! handed out, which follows the active blocks, not the pool capacity. A short list
+//! (small adapts) is ranked instead ([`distinct_short`]), which never touches the range.
 
+use ramus_kernels::distinct as d;
 use ramus_kernels::primitives as k;
 
-use super::{check, scan_into_scratch, scanned, total, Buffer, Device, Result, Scratch, NONZERO};
+use super::{check, grow, scan_into_scratch, scanned, total, Buffer, Device, Error, Result, Scratch, NONZERO};
 use crate::backend::slice::{DeviceSlice, Views};
 
 /// Sets `seen[ids[i]] = 1` for `i < n` (only where `valid[i] != 0`, when given); an ID may
@@ -117,5 +119,66 @@ pub fn take_seen_deferred(
             dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
         }
         None => Ok(()),
+    }
+}
+
+/// The sorted distinct values of a short list, without a flag array: the items are
+/// `ids[i]` for `i < n` where `valid` is `None` or `valid[i] != 0`, then `extra.0[..m]`
+/// (`extra = (buffer, m)`), at most [`DISTINCT_MAX`](d::DISTINCT_MAX) in all; their sorted
+/// distinct values go to `out[..count]`, and `count` is left on the device in
+/// `counts.0[counts.1]`. One launch of one CTA and O((n + m)²) work
+/// ([`ramus_kernels::distinct`]), no read-back: for the lists of a few hundred IDs of small
+/// adapts, where [`mark_seen`] + [`take_seen`] would take five launches over the whole ID
+/// range. The result is the same as theirs. `out` must hold `n + m` items.
+pub fn distinct_short(
+    dev: &Device,
+    scratch: &mut Scratch,
+    (ids, valid, n): (&Buffer<u32>, Option<&Buffer<u32>>, usize),
+    extra: Option<(&Buffer<u32>, usize)>,
+    out: &mut Buffer<u32>,
+    (counts, slot): (&mut Buffer<u64>, usize),
+) -> Result<()> {
+    let m = extra.map_or(0, |(_, m)| m);
+    let len = n.checked_add(m).filter(|&l| l <= d::DISTINCT_MAX).ok_or_else(|| {
+        Error::invalid("distinct_short n + m", format!("{n} + {m}"), format!("at most {} items", d::DISTINCT_MAX))
+    })?;
+    check(dev, ids, n, "distinct_short ids")?;
+    if let Some(v) = valid {
+        check(dev, v, n, "distinct_short flags")?;
+    }
+    if let Some((e, m)) = extra {
+        check(dev, e, m, "distinct_short extra")?;
+    }
+    check(dev, out, len, "distinct_short output")?;
+    check(dev, counts, slot.saturating_add(1), "distinct_short counts")?;
+    if len == 0 {
+        return dev.write(counts, slot, &[0]);
+    }
+    let repeat = grow(dev, &mut scratch.local, len)?;
+    let args = d::DistinctArgs::<Views> {
+        ids: ids.slice(..n)?,
+        valid: match valid {
+            Some(v) => v.slice(..n)?,
+            None => DeviceSlice::none(),
+        },
+        extra: match extra {
+            Some((e, m)) if m > 0 => e.slice(..m)?,
+            _ => DeviceSlice::none(),
+        },
+        repeat: repeat.slice_mut(..len)?,
+        out: out.slice_mut(..len)?,
+        count: counts.slice_mut(slot..slot + 1)?,
+        n: n as u32,
+        m: m as u32,
+    };
+    // SAFETY: the slices hold the `n + m ≤ DISTINCT_MAX` items the kernel reads and the
+    // `n + m` it may write (the launch checks them); distinct values have distinct ranks.
+    unsafe {
+        match dev {
+            Device::Cpu => dev.launch::<d::DistinctSerial>(1, args),
+            Device::Cuda(_) => {
+                dev.launch_cta::<d::DistinctSerial>(1, d::DISTINCT_CTA, d::DISTINCT_SHARED_BYTES, 1, args)
+            }
+        }
     }
 }
