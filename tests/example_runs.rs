@@ -55,8 +55,11 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 /// `nan`/`inf` word; the binary arrays of VTK files decode to finite values.
 fn assert_no_nan(dir: &Path) {
     for (name, bytes) in files(dir) {
-        // Checkpoints, and binary STL input the run wrote (checked finite when read).
-        if name.ends_with(".ramus") || name.ends_with(".stl") {
+        // Checkpoints, binary STL input the run wrote (checked finite when read), and plot
+        // images: compressed pixels, whose bytes spell "inf" or "nan" by chance (a PNG of
+        // timing-dependent MLUPS failed this check once); the plotted series are checked
+        // in their CSV files.
+        if name.ends_with(".ramus") || name.ends_with(".stl") || name.ends_with(".png") {
             continue;
         }
         if name.ends_with(".vti") || name.ends_with(".vtu") {
