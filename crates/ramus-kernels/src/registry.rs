@@ -474,16 +474,14 @@ registry! {
         amr_neighbour_children => NeighbourChildren<D>;
         amr_gather_children => GatherChildren<D>;
         amr_child_links => ChildLinks<D>;
-        amr_cell_masks => CellMasks<D>;
-        amr_block_masks => BlockMasks<D>;
+        amr_masks => Masks<D>;
         // The same over lists whose lengths stay on the device (`crate::counted`).
         amr_map_refined_neighbours_counted => Counted<MapRefinedNeighbours<D>>;
         amr_branch_status_counted => Counted<BranchStatus<D>>;
         amr_write_status_counted => Counted<WriteStatus<D>>;
         amr_child_links_counted => Counted<ChildLinks<D>>;
         amr_neighbour_children_counted => Counted<NeighbourChildren<D>>;
-        amr_cell_masks_counted => Counted<CellMasks<D>>;
-        amr_block_masks_counted => Counted<BlockMasks<D>>;
+        amr_masks_counted => Counted<Masks<D>>;
         // Geometric marking.
         amr_mark_region => MarkRegion<D>;
         amr_mark_wall_distance => MarkWallDistance<D>;

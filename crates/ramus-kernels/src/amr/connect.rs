@@ -7,12 +7,14 @@
 //! (2) `nbr` of the children of refined map blocks from their parents' `nbr_child` only;
 //! (3) `nbr_child` and `onb` of those children from their new links; (4) masks.
 //!
-//! Directions are enumerated by nested loops over the offsets (x fastest), which yields
-//! the link index of [`crate::block::link_index`] without divisions.
+//! The link kernels run one item per link (block `i / N_nb`, link `i mod N_nb`), each
+//! following one chain of loads; the mask kernels enumerate directions by nested loops
+//! over the offsets (x fastest), which yields the link index of
+//! [`crate::block::link_index`] without divisions.
 
 use super::args::{amr_kernel, BlockList, Gather, NeighbourChildrenArgs};
 use super::{status, BLOCK_CHILD_HAS_GHOSTS, BLOCK_HAS_GHOSTS, CELL_GHOST, CELL_INTERFACE, CELL_INTERIOR, NO_CHILD};
-use crate::block::N_SKIP;
+use crate::block::{link_index, link_offset, N_SKIP};
 use crate::lattice::Dim;
 
 /// Range of the z offset: `-1..=1` in 3D, `0..=0` in 2D.
@@ -39,19 +41,23 @@ unsafe fn link_child(p: &super::args::Pool, n: i32) -> i32 {
 }
 
 amr_kernel!(
-    /// Recomputes `nbr_child` of `blocks[i]` from its links and the final `child`/`status`
-    /// of its neighbours; with `with_onb == 1` also `onb` (any negative link).
-    NeighbourChildren, NeighbourChildrenArgs, items(l) = l.blocks, |i, a| {
+    /// Recomputes `nbr_child` of the blocks of `blocks` from their links and the final
+    /// `child`/`status` of their neighbours: item `i` is link `i mod N_nb` of block
+    /// `blocks[i / N_nb]`, so each item follows one chain of loads (a per-block loop
+    /// serialised 27 chains behind its own stores: ~12 µs for one CTA, BENCHMARKS.md,
+    /// fifteenth session). With `with_onb == 1` the block's first item also writes `onb`
+    /// (any negative link).
+    NeighbourChildren, NeighbourChildrenArgs, items(l) = l.blocks * D::NEIGHBORS, |i, a| {
         let p = &a.pool;
-        let b = *a.blocks.add(i) as usize;
         let nb = D::NEIGHBORS;
-        let mut onb = false;
-        for k in 0..nb {
-            let n = *p.nbr.add(b * nb + k);
-            onb |= n < 0;
-            *p.nbr_child.add(b * nb + k) = link_child(p, n);
-        }
-        if a.with_onb == 1 {
+        let (b, k) = (*a.blocks.add(i / nb) as usize, i % nb);
+        let n = *p.nbr.add(b * nb + k);
+        *p.nbr_child.add(b * nb + k) = link_child(p, n);
+        if a.with_onb == 1 && k == 0 {
+            let mut onb = false;
+            for k in 0..nb {
+                onb |= *p.nbr.add(b * nb + k) < 0;
+            }
             *p.onb.add(b) = onb as u32;
         }
     }
@@ -74,17 +80,18 @@ amr_kernel!(
 );
 
 amr_kernel!(
-    /// **Update Connectivity**. Item `i` over blocks `y = blocks[i]` (the children of refined
-    /// map blocks, and the map itself; root blocks are skipped, their links are fixed):
-    /// link `o` of child position `c0` is `q = c0 + o ∈ {-1..2}^D`, in the parent's
-    /// neighbour `O = floor(q / 2)` at child position `q mod 2`: the parent's `nbr_child[O]`
-    /// plus that child index if it is a child ID; `N_SKIP` if the neighbour is a leaf
-    /// (or missing); else the boundary sentinel, passed down. Reads only the parent's
-    /// `nbr_child` (a parent may itself be a child whose `nbr` this launch rewrites).
-    ChildLinks, BlockList, items(l) = l.blocks, |i, a| {
+    /// **Update Connectivity**. Item `i` is link `j = i mod N_nb` of block `y = blocks[i /
+    /// N_nb]` (the children of refined map blocks, and the map itself; root blocks are
+    /// skipped, their links are fixed): link `j` (offset `o`) of child position `c0` is
+    /// `q = c0 + o ∈ {-1..2}^D`, in the parent's neighbour `O = floor(q / 2)` at child
+    /// position `q mod 2`: the parent's `nbr_child[O]` plus that child index if it is a
+    /// child ID; `N_SKIP` if the neighbour is a leaf (or missing); else the boundary
+    /// sentinel, passed down. Reads only the parent's `nbr_child` (a parent may itself be a
+    /// child whose `nbr` this launch rewrites).
+    ChildLinks, BlockList, items(l) = l.blocks * D::NEIGHBORS, |i, a| {
         let p = &a.pool;
         let nb = D::NEIGHBORS;
-        let y = *a.blocks.add(i) as usize;
+        let (y, j) = (*a.blocks.add(i / nb) as usize, i % nb);
         let q = *p.parent.add(y);
         if q < 0 {
             // A root block: its links never change.
@@ -92,28 +99,19 @@ amr_kernel!(
         }
         let q = q as usize;
         let k = y as i32 - *p.child.add(q);
-        let (px, py, pz) = (k & 1, (k >> 1) & 1, k >> 2);
-        let mut j = 0usize;
-        for oz in z_range::<D>() {
-            for oy in -1..=1i32 {
-                for ox in -1..=1i32 {
-                    let (qx, qy, qz) = (px + ox, py + oy, pz + oz);
-                    // Arithmetic shift and `& 1` are floor division and modulo by 2 for -1..2.
-                    let big = ((qx >> 1) + 1) + 3 * ((qy >> 1) + 1) + if D::D == 3 { 9 * ((qz >> 1) + 1) } else { 0 };
-                    let c = (qx & 1) + 2 * (qy & 1) + 4 * (qz & 1);
-                    let v = *p.nbr_child.add(q * nb + big as usize);
-                    let link = if v >= 0 {
-                        v + c
-                    } else if v == NO_CHILD {
-                        N_SKIP
-                    } else {
-                        v
-                    };
-                    *p.nbr.add(y * nb + j) = link;
-                    j += 1;
-                }
-            }
-        }
+        let [ox, oy, oz] = link_offset(j, D::D);
+        let (qx, qy, qz) = ((k & 1) + ox, ((k >> 1) & 1) + oy, (k >> 2) + oz);
+        // Arithmetic shift and `& 1` are floor division and modulo by 2 for -1..2.
+        let big = link_index([qx >> 1, qy >> 1, qz >> 1], D::D);
+        let c = (qx & 1) + 2 * (qy & 1) + 4 * (qz & 1);
+        let v = *p.nbr_child.add(q * nb + big);
+        *p.nbr.add(y * nb + j) = if v >= 0 {
+            v + c
+        } else if v == NO_CHILD {
+            N_SKIP
+        } else {
+            v
+        };
     }
 );
 
@@ -145,7 +143,11 @@ amr_kernel!(
     /// direction `o`, the cell's layer is the max over crossed axes of its distance
     /// (1-based) to that face/edge/corner; layers 1–2 are ghost cells, 3–4 interface cells;
     /// ghost wins over interface over interior (the codes are ordered that way).
-    CellMasks, BlockList, items(l) = l.blocks * D::BLOCK_CELLS, |i, a| {
+    /// The block's first cell also writes the block mask: [`BLOCK_HAS_GHOSTS`] if the block
+    /// has a non-interior cell (exactly when one of its links is `N_SKIP`),
+    /// [`BLOCK_CHILD_HAS_GHOSTS`] if a child has — derived from links, not from other
+    /// items' masks, so the launch has no read/write overlap, and one launch instead of two.
+    Masks, BlockList, items(l) = l.blocks * D::BLOCK_CELLS, |i, a| {
         let p = &a.pool;
         let nb = D::NEIGHBORS;
         let m = D::BLOCK_CELLS;
@@ -173,28 +175,19 @@ amr_kernel!(
             }
         }
         *p.cell_mask.add(b * m + t) = v;
-    }
-);
-
-amr_kernel!(
-    /// **Designate Ghosts**, block masks. Item `i` over `blocks`: [`BLOCK_HAS_GHOSTS`] if the
-    /// block has a non-interior cell (exactly when one of its links is `N_SKIP`),
-    /// [`BLOCK_CHILD_HAS_GHOSTS`] if a child has. Derived from links, not from other
-    /// items' masks, so the launch has no read/write overlap.
-    BlockMasks, BlockList, items(l) = l.blocks, |i, a| {
-        let p = &a.pool;
-        let b = *a.blocks.add(i) as usize;
-        let mut mask = if has_skip::<D>(p, b) { BLOCK_HAS_GHOSTS } else { 0 };
-        if status::has_children(*p.status.add(b)) {
-            let c = *p.child.add(b) as usize;
-            let mut any = false;
-            for k in 0..D::CHILDREN {
-                any |= has_skip::<D>(p, c + k);
+        if t == 0 {
+            let mut mask = if has_skip::<D>(p, b) { BLOCK_HAS_GHOSTS } else { 0 };
+            if status::has_children(*p.status.add(b)) {
+                let c = *p.child.add(b) as usize;
+                let mut any = false;
+                for k in 0..D::CHILDREN {
+                    any |= has_skip::<D>(p, c + k);
+                }
+                if any {
+                    mask |= BLOCK_CHILD_HAS_GHOSTS;
+                }
             }
-            if any {
-                mask |= BLOCK_CHILD_HAS_GHOSTS;
-            }
+            *p.block_mask.add(b) = mask;
         }
-        *p.block_mask.add(b) = mask;
     }
 );

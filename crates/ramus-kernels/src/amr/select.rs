@@ -133,18 +133,16 @@ amr_kernel!(
 );
 
 amr_kernel!(
-    /// **Minimal Map**, first pass. Item `i` over the marked blocks `blocks`: copies their
-    /// `3^D` links (the centre one is the block itself) to `ids[i 3^D + k]`, with
+    /// **Minimal Map**, first pass. Item `i` copies link `k = i mod 3^D` of the marked
+    /// block `blocks[i / 3^D]` (the centre one is the block itself) to `ids[i]`, with
     /// `valid = 1` for valid IDs and 0 for sentinels (compacted, sorted and made unique by
-    /// the host with the primitives).
-    GatherNeighbours, Gather, items(l) = l.blocks.min(l.ids / D::NEIGHBORS).min(l.valid / D::NEIGHBORS), |i, a| {
-        let b = *a.blocks.add(i) as usize;
+    /// the host with the primitives). One link per item: no item waits on a chain of loads.
+    GatherNeighbours, Gather, items(l) = (l.blocks * D::NEIGHBORS).min(l.ids).min(l.valid), |i, a| {
         let nb = D::NEIGHBORS;
-        for k in 0..nb {
-            let n = *a.pool.nbr.add(b * nb + k);
-            *a.ids.add(i * nb + k) = if n >= 0 { n as u32 } else { 0 };
-            *a.valid.add(i * nb + k) = (n >= 0) as u32;
-        }
+        let b = *a.blocks.add(i / nb) as usize;
+        let n = *a.pool.nbr.add(b * nb + i % nb);
+        *a.ids.add(i) = if n >= 0 { n as u32 } else { 0 };
+        *a.valid.add(i) = (n >= 0) as u32;
     }
 );
 
@@ -160,18 +158,17 @@ amr_kernel!(
 );
 
 amr_kernel!(
-    /// **Map Gaps to Marked Blocks**, connectivity. Item `i` over the minimal map: every
-    /// link to a block marked for refinement gets `nbr_child` = that block's new first
-    /// child. Writes only the item's own `nbr_child` row.
-    MapRefinedNeighbours, BlockList, items(l) = l.blocks, |i, a| {
+    /// **Map Gaps to Marked Blocks**, connectivity. Item `i` is link `i mod N_nb` of the
+    /// map block `blocks[i / N_nb]`: a link to a block marked for refinement gets
+    /// `nbr_child` = that block's new first child. Writes only the item's own `nbr_child`
+    /// entry; one link per item, so that no item waits on 27 chains of loads.
+    MapRefinedNeighbours, BlockList, items(l) = l.blocks * D::NEIGHBORS, |i, a| {
         let p = &a.pool;
-        let b = *a.blocks.add(i) as usize;
         let nb = D::NEIGHBORS;
-        for k in 0..nb {
-            let n = *p.nbr.add(b * nb + k);
-            if n >= 0 && *p.status.add(n as usize) == status::MARKED_REFINE {
-                *p.nbr_child.add(b * nb + k) = *p.child.add(n as usize);
-            }
+        let e = *a.blocks.add(i / nb) as usize * nb + i % nb;
+        let n = *p.nbr.add(e);
+        if n >= 0 && *p.status.add(n as usize) == status::MARKED_REFINE {
+            *p.nbr_child.add(e) = *p.child.add(n as usize);
         }
     }
 );

@@ -21,7 +21,7 @@ use ramus_kernels::amr::build::{
     AppendChildren, BranchStatus, BuildChildren, FinalizeCoarsened, FinalizeRefined, FlagRemoved, GatherParents,
     MarkRemoved, PushGaps, RelinkedParents, ResetRemoved,
 };
-use ramus_kernels::amr::connect::{BlockMasks, CellMasks, ChildLinks, GatherChildren, NeighbourChildren};
+use ramus_kernels::amr::connect::{ChildLinks, GatherChildren, Masks, NeighbourChildren};
 use ramus_kernels::amr::select::{
     AssignChildren, CheckCoarsen, ClearMarks, GatherNeighbours, LevelKeys, LevelOffsets, MapRefinedNeighbours,
     Sanitize, SetStatus, UnmapCoarsened, WriteStatus,
@@ -252,10 +252,11 @@ impl<D: Dim> Mesh<D> {
             self,
             Gather { blocks: ws.marked.view(), ids: ws.gathered.view_mut(), valid: ws.gathered_valid.view_mut() }
         );
-        run::<GatherNeighbours<D>>(&dev, n_k, a)?;
+        run::<GatherNeighbours<D>>(&dev, n_k * D::NEIGHBORS, a)?;
         // SAFETY: the gathered neighbours are active blocks (invalid links are flagged off
         // in `gathered_valid`), below `high_water`, which `ws.seen` holds.
-        n.map_len = unsafe { distinct(&dev, ws, n_k * D::NEIGHBORS, n.high_water, Target::Map, SLOT_MAP, 1)? };
+        n.map_len =
+            unsafe { distinct(&dev, ws, n_k * D::NEIGHBORS, n.high_water, Target::Map, SLOT_MAP, D::NEIGHBORS)? };
         if let ListLen::Known(m) = n.map_len {
             n.map = m;
         }
@@ -277,7 +278,7 @@ impl<D: Dim> Mesh<D> {
             );
             run::<AssignChildren<D>>(&dev, n.refine, a)?;
             let a = amr_args!(self, BlockList { blocks: ws.map.view() });
-            run_list::<MapRefinedNeighbours<D>>(&dev, &ws.counts, n.map_len, 1, a)?;
+            run_list::<MapRefinedNeighbours<D>>(&dev, &ws.counts, n.map_len, D::NEIGHBORS, a)?;
         }
         self.high_water = n.high_water;
         Ok(())
@@ -405,7 +406,7 @@ impl<D: Dim> Mesh<D> {
         let dev = self.device.clone();
         let nc = D::CHILDREN;
         let a = amr_args!(self, NeighbourChildrenArgs { blocks: ws.map.view(), with_onb: 0 });
-        run::<NeighbourChildren<D>>(&dev, n.map, a)?;
+        run::<NeighbourChildren<D>>(&dev, n.map * D::NEIGHBORS, a)?;
         ensure(&dev, &mut ws.gathered, n.map * nc)?;
         ensure(&dev, &mut ws.gathered_valid, n.map * nc)?;
         let a = amr_args!(
@@ -423,13 +424,11 @@ impl<D: Dim> Mesh<D> {
             distinct(&dev, ws, n.map * nc, n.high_water, Target::SetWithMap(n.map), SLOT_RELINKED, D::BLOCK_CELLS)?
         };
         let a = amr_args!(self, BlockList { blocks: ws.set.view() });
-        run_list::<ChildLinks<D>>(&dev, &ws.counts, n_s, 1, a)?;
+        run_list::<ChildLinks<D>>(&dev, &ws.counts, n_s, D::NEIGHBORS, a)?;
         let a = amr_args!(self, NeighbourChildrenArgs { blocks: ws.set.view(), with_onb: 1 });
-        run_list::<NeighbourChildren<D>>(&dev, &ws.counts, n_s, 1, a)?;
+        run_list::<NeighbourChildren<D>>(&dev, &ws.counts, n_s, D::NEIGHBORS, a)?;
         let a = amr_args!(self, BlockList { blocks: ws.set.view() });
-        run_list::<CellMasks<D>>(&dev, &ws.counts, n_s, D::BLOCK_CELLS, a)?;
-        let a = amr_args!(self, BlockList { blocks: ws.set.view() });
-        run_list::<BlockMasks<D>>(&dev, &ws.counts, n_s, 1, a)?;
+        run_list::<Masks<D>>(&dev, &ws.counts, n_s, D::BLOCK_CELLS, a)?;
         self.clear_marks(ws, n.active)?;
         ws.relinked = n.map;
         ws.n_refined = n.refine;
@@ -510,6 +509,10 @@ impl<D: Dim> Mesh<D> {
         ensure(&dev, &mut ws.off, 2 * m)?;
         let level_bits = key_bits(ramus_kernels::amr::MAX_LEVELS);
         for (coarsen, len) in [(true, n_c2), (false, n_r)] {
+            if len == 0 {
+                // All offsets 0, set below on the host: no launch.
+                continue;
+            }
             ensure(&dev, &mut ws.keys, len)?;
             let (list, vals) = if coarsen { (&ws.coarsened, &mut ws.vals) } else { (&ws.to_refine, &mut ws.refined) };
             ensure(&dev, vals, len)?;
@@ -541,7 +544,8 @@ impl<D: Dim> Mesh<D> {
             }
         };
         let off: Vec<usize> = off.into_iter().map(|x| x as usize).collect();
-        Ok((off[..m].to_vec(), off[m..].to_vec()))
+        let offsets = |part: &[usize], len: usize| if len == 0 { vec![0; m] } else { part.to_vec() };
+        Ok((offsets(&off[..m], n_c2), offsets(&off[m..], n_r)))
     }
 }
 
