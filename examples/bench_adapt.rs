@@ -1,7 +1,8 @@
 //! Benchmark of the refinement-and-coarsening routine (`Mesh::adapt`, paper section
 //! "Refinement and Coarsening"): time of one adapt versus the number of inserted blocks,
 //! with the per-step breakdown (Pre, S1 … S8), the fixed cost of small adapts, and the
-//! dependence on pool capacity.
+//! dependence on pool capacity, and the host's cost of one launch (what a small adapt's
+//! ~20 launches pay however little each kernel does).
 //!
 //! ```text
 //! cargo run --profile bench --features benchmarks --example bench_adapt                       # CUDA, 3D, up to 10^6 inserted blocks
@@ -17,11 +18,12 @@
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Parser;
 use ramus::amr::{AdaptReport, AdaptWorkspace, Capacity, Mesh, MeshSpec, ADAPT_STEPS, DISTINCT_SHORT_MAX};
+use ramus::backend::primitives::{distinct_short, Scratch};
 use ramus::backend::Device;
 use ramus::Mark;
 use ramus::{Backend, Boundary, D3};
@@ -97,6 +99,36 @@ fn refine_and_reset(mesh: &mut Mesh<D3>, ws: &mut AdaptWorkspace, k: usize) -> R
     let back = back?;
     anyhow::ensure!(back.coarsened == k, "expected {k} coarsenings, got {}", back.coarsened);
     Ok(report)
+}
+
+/// Launches per [`launch_cost`] measurement: well below the driver's queue of pending
+/// launches, so that issuing never waits for the device.
+const LAUNCHES: usize = 200;
+
+/// Per launch: the host's time to issue `n` launches of one CTA (a 27-ID
+/// [`distinct_short`], whose arguments are checked as every launch's are), and the time
+/// until the device has run them all (medians of 5 rounds).
+fn launch_cost(device: &Device, n: usize) -> Result<(Duration, Duration)> {
+    let ids = device.upload(&(0..27u32).rev().collect::<Vec<_>>())?;
+    let mut out = device.zeros::<u32>(27)?;
+    let mut counts = device.zeros::<u64>(1)?;
+    let mut scratch = Scratch::new(device);
+    let mut once =
+        |out: &mut _, counts: &mut _| distinct_short(device, &mut scratch, (&ids, None, 27), None, out, (counts, 0));
+    once(&mut out, &mut counts)?;
+    device.synchronize()?;
+    let (mut issued, mut done) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        for _ in 0..n {
+            once(&mut out, &mut counts)?;
+        }
+        issued.push(t0.elapsed() / n as u32);
+        device.synchronize()?;
+        done.push(t0.elapsed() / n as u32);
+    }
+    anyhow::ensure!(device.read(&counts, 0..1)?[0] == 27, "distinct_short of 27 distinct IDs counted wrong");
+    Ok((median(issued), median(done)))
 }
 
 fn run(args: &Args) -> Result<String> {
@@ -175,6 +207,16 @@ fn run(args: &Args) -> Result<String> {
         "Fixed cost: adapt with no marks {:.3} ms; refining 1 block (8 inserted) {:.3} ms.",
         ms(median(empty)),
         ms(median(one))
+    )?;
+
+    // The cost of one launch: short lists deduplicated one after the other (one CTA each).
+    let (issue, done) = launch_cost(&device, LAUNCHES)?;
+    writeln!(
+        md,
+        "Launch cost: {LAUNCHES} one-CTA launches (`distinct_short` of 27 IDs) take {:.2} µs each to issue on \
+         the host and {:.2} µs each until done.",
+        issue.as_secs_f64() * 1e6,
+        done.as_secs_f64() * 1e6
     )?;
 
     // Capacity independence: the same adapt in a pool 10x larger.
