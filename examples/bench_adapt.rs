@@ -161,9 +161,11 @@ fn run(args: &Args) -> Result<String> {
     }
     writeln!(md)?;
     writeln!(md, "|{}", "---:|".repeat(4 + ADAPT_STEPS.len()))?;
-    // Refined root blocks per measurement: one block (the fixed cost's breakdown), then
-    // 10^3 … 10^6 inserted blocks, including the paper's 3.3·10^5 (41,250 refined blocks).
-    let sizes: Vec<usize> = [1, 125, 500, 2_000, 8_000, 32_000, 41_250, 64_000, 125_000]
+    // Refined root blocks per measurement: one block (the fixed cost's breakdown), 20 and
+    // 60 (step 1 lists 540 and 1620 neighbours: either side of the default
+    // `distinct_short_max`, below `DISTINCT_MAX`), then 10^3 … 10^6 inserted blocks,
+    // including the paper's 3.3·10^5 (41,250 refined blocks).
+    let sizes: Vec<usize> = [1, 20, 60, 125, 500, 2_000, 8_000, 32_000, 41_250, 64_000, 125_000]
         .into_iter()
         .filter(|&k| 8 * k <= args.max_inserted && k <= n_root)
         .collect();
