@@ -105,30 +105,44 @@ fn refine_and_reset(mesh: &mut Mesh<D3>, ws: &mut AdaptWorkspace, k: usize) -> R
 /// launches, so that issuing never waits for the device.
 const LAUNCHES: usize = 200;
 
-/// Per launch: the host's time to issue `n` launches of one CTA (a 27-ID
-/// [`distinct_short`], whose arguments are checked as every launch's are), and the time
-/// until the device has run them all (medians of 5 rounds).
-fn launch_cost(device: &Device, n: usize) -> Result<(Duration, Duration)> {
+/// Per launch: the time to issue `n` launches of one CTA (a 27-ID [`distinct_short`],
+/// whose arguments are checked as every launch's are) on an idle device, the time until
+/// the device has run them all, and the time to issue them behind ~10 ms of queued work,
+/// where the device cannot pace the host: the host's own cost (medians of 5 rounds).
+fn launch_cost(device: &Device, n: usize) -> Result<[Duration; 3]> {
     let ids = device.upload(&(0..27u32).rev().collect::<Vec<_>>())?;
     let mut out = device.zeros::<u32>(27)?;
     let mut counts = device.zeros::<u64>(1)?;
+    let long = device.upload(&(0..2048u32).collect::<Vec<_>>())?;
+    let mut long_out = device.zeros::<u32>(2048)?;
+    let mut long_counts = device.zeros::<u64>(1)?;
     let mut scratch = Scratch::new(device);
-    let mut once =
-        |out: &mut _, counts: &mut _| distinct_short(device, &mut scratch, (&ids, None, 27), None, out, (counts, 0));
-    once(&mut out, &mut counts)?;
+    let mut short = |s: &mut Scratch| distinct_short(device, s, (&ids, None, 27), None, &mut out, (&mut counts, 0));
+    short(&mut scratch)?;
     device.synchronize()?;
-    let (mut issued, mut done) = (Vec::new(), Vec::new());
+    let (mut issued, mut done, mut behind) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..5 {
         let t0 = Instant::now();
         for _ in 0..n {
-            once(&mut out, &mut counts)?;
+            short(&mut scratch)?;
         }
         issued.push(t0.elapsed() / n as u32);
         device.synchronize()?;
         done.push(t0.elapsed() / n as u32);
+        // A 2048-item ranking runs ~0.5 ms on one SM: 20 of them keep the device busy
+        // while the short launches are issued.
+        for _ in 0..20 {
+            distinct_short(device, &mut scratch, (&long, None, 2048), None, &mut long_out, (&mut long_counts, 0))?;
+        }
+        let t0 = Instant::now();
+        for _ in 0..n {
+            short(&mut scratch)?;
+        }
+        behind.push(t0.elapsed() / n as u32);
+        device.synchronize()?;
     }
     anyhow::ensure!(device.read(&counts, 0..1)?[0] == 27, "distinct_short of 27 distinct IDs counted wrong");
-    Ok((median(issued), median(done)))
+    Ok([median(issued), median(done), median(behind)])
 }
 
 fn run(args: &Args) -> Result<String> {
@@ -212,13 +226,16 @@ fn run(args: &Args) -> Result<String> {
     )?;
 
     // The cost of one launch: short lists deduplicated one after the other (one CTA each).
-    let (issue, done) = launch_cost(&device, LAUNCHES)?;
+    let [issue, done, behind] = launch_cost(&device, LAUNCHES)?;
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
     writeln!(
         md,
         "Launch cost: {LAUNCHES} one-CTA launches (`distinct_short` of 27 IDs) take {:.2} µs each to issue on \
-         the host and {:.2} µs each until done.",
-        issue.as_secs_f64() * 1e6,
-        done.as_secs_f64() * 1e6
+         an idle device and {:.2} µs each until done; {:.2} µs each to issue behind queued work (the host's own \
+         cost).",
+        us(issue),
+        us(done),
+        us(behind)
     )?;
 
     // Capacity independence: the same adapt in a pool 10x larger.
