@@ -1,8 +1,9 @@
 //! Benchmark of the refinement-and-coarsening routine (`Mesh::adapt`, paper section
 //! "Refinement and Coarsening"): time of one adapt versus the number of inserted blocks,
 //! with the per-step breakdown (Pre, S1 … S8), the fixed cost of small adapts, and the
-//! dependence on pool capacity, and the host's cost of one launch (what a small adapt's
-//! ~20 launches pay however little each kernel does).
+//! dependence on pool capacity, and the host's cost of one launch (what each of a small
+//! adapt's launches pays however little its kernel does: a one-block refinement makes 22
+//! launches and two read-backs).
 //!
 //! ```text
 //! cargo run --profile bench --features benchmarks --example bench_adapt                       # CUDA, 3D, up to 10^6 inserted blocks

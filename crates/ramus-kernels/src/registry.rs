@@ -458,6 +458,7 @@ registry! {
         amr_unmap_coarsened => UnmapCoarsened<D>;
         amr_level_keys => LevelKeys<D>;
         amr_level_offsets => LevelOffsets<D>;
+        amr_level_groups => LevelGroups<D>;
         // Building and removing blocks.
         amr_build_children => BuildChildren<D>;
         amr_mark_removed => MarkRemoved<D>;

@@ -354,18 +354,22 @@ fn random_sequences_stay_valid() {
 /// device (launches over an upper bound that read the count, `ramus_kernels::counted`) or
 /// are read back (`AdaptWorkspace::counted_max_items = 0`), and whether they are
 /// deduplicated by ranks where one launch can (`distinct_short_max = usize::MAX`,
-/// `ramus_kernels::distinct`) or by a per-ID flag array (`distinct_short_max = 0`): four
-/// meshes under the same refinements and coarsenings stay bitwise equal, and valid.
+/// `ramus_kernels::distinct`) or by a per-ID flag array (`distinct_short_max = 0`); and
+/// the refined and coarsened blocks whether they are grouped by level in one launch
+/// (`level_groups_max = usize::MAX`, `LevelGroups`) or by a sort (`level_groups_max = 0`):
+/// five meshes under the same refinements and coarsenings stay bitwise equal, and valid.
 #[test]
 fn list_lengths_and_deduplications_build_the_same_forest() {
     fn run<D: Dim>(cells: [usize; 3], bc: [Boundary; 6]) {
-        let ways = [(COUNTED_MAX_ITEMS, usize::MAX), (COUNTED_MAX_ITEMS, 0), (0, usize::MAX), (0, 0)];
+        let m = usize::MAX;
+        let ways =
+            [(COUNTED_MAX_ITEMS, m, m), (COUNTED_MAX_ITEMS, 0, m), (0, m, m), (0, 0, m), (COUNTED_MAX_ITEMS, m, 0)];
         let mut meshes: Vec<_> = ways.iter().map(|_| mesh::<D>(cells, bc, 3, 4000)).collect();
         let mut spaces: Vec<_> = ways
             .iter()
-            .map(|&(counted, short)| {
+            .map(|&(counted, short, groups)| {
                 let mut w = AdaptWorkspace::new(&Device::Cpu).unwrap();
-                (w.counted_max_items, w.distinct_short_max) = (counted, short);
+                (w.counted_max_items, w.distinct_short_max, w.level_groups_max) = (counted, short, groups);
                 w
             })
             .collect();

@@ -94,9 +94,13 @@ crate::kernel_args! {
         /// `1` where the block will be coarsened.
         pub coarsen: mut u32,
         /// The blocks flagged for refinement and for coarsening, added to `counts[0]`
-        /// and `counts[1]` (zeroed before the launch), so that an adapt without marks
-        /// ends after one read-back.
+        /// and `counts[1]`, so that an adapt without marks ends after one read-back.
+        /// The counters run on from adapt to adapt (no zeroing launch): this adapt's
+        /// flags are counted from `base_refine` and `base_coarsen` (their values before
+        /// the launch), modulo 2³².
         pub counts: mut u32,
+        pub base_refine: val u32,
+        pub base_coarsen: val u32,
         /// The first `listed_max` blocks flagged for refinement and for coarsening, in no
         /// particular order (the atomic adds'): a short request is sorted from there
         /// instead of compacted out of all active blocks. May be empty with
@@ -134,6 +138,25 @@ crate::kernel_args! {
         pub values: mut u32,
         /// 1: the values are the first children.
         pub first_child: val u32,
+    }
+}
+
+crate::kernel_args! {
+    /// Blocks grouped by the level of their children in one launch
+    /// ([`super::select::LevelGroups`]).
+    pub struct LevelGroupsArgs {
+        pub pool: args Pool<M>,
+        /// The blocks.
+        pub blocks: ref u32,
+        /// How many of `blocks` count.
+        pub count: val u32,
+        /// Grouped by level (stable): each block's first child (`first_child == 1`) or
+        /// the block itself.
+        pub values: mut u32,
+        /// 1: the values are the first children.
+        pub first_child: val u32,
+        /// First index of each level in `values`, `offsets.len()` of them.
+        pub offsets: mut u32,
     }
 }
 

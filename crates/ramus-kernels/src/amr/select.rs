@@ -11,8 +11,8 @@
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::args::{
-    amr_kernel, AssignChildrenArgs, BlockList, Gather, LevelKeysArgs, LevelOffsetsArgs, PerBlock, SanitizeArgs,
-    SetValue, WriteValues,
+    amr_kernel, AssignChildrenArgs, BlockList, Gather, LevelGroupsArgs, LevelKeysArgs, LevelOffsetsArgs, PerBlock,
+    SanitizeArgs, SetValue, WriteValues,
 };
 use super::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZE, NO_CHILD};
 use crate::block::N_SKIP;
@@ -33,7 +33,8 @@ amr_kernel!(
     /// it was.
     /// Each flag set is counted in `counts` (refine, coarsen) with an atomic add, and the
     /// first `listed_max` of each kind are listed in `listed_refine` / `listed_coarsen` at
-    /// the slot the add returns.
+    /// the slot the add returns (less the counter's `base`: the counters are not zeroed
+    /// between adapts, which would cost a launch).
     Sanitize, SanitizeArgs, items(l) = if l.counts < 2 || l.listed_refine.min(l.listed_coarsen) < l.listed_max as usize {
         0
     } else {
@@ -63,7 +64,8 @@ amr_kernel!(
         if refine | coarsen != 0 {
             // SAFETY: `counts` holds two aligned u32 that only atomics touch during the
             // launch. The flags exclude each other: `coarsen` picks the slot.
-            let slot = AtomicU32::from_ptr(a.counts.add(coarsen as usize)).fetch_add(1, Ordering::Relaxed);
+            let n = AtomicU32::from_ptr(a.counts.add(coarsen as usize)).fetch_add(1, Ordering::Relaxed);
+            let slot = n.wrapping_sub(if coarsen != 0 { a.base_coarsen } else { a.base_refine });
             if slot < a.listed_max {
                 let list = if coarsen != 0 { a.listed_coarsen } else { a.listed_refine };
                 *list.add(slot as usize) = b as u32;
@@ -223,6 +225,41 @@ amr_kernel!(
         let b = *a.blocks.add(i) as usize;
         *a.keys.add(i) = (*p.level.add(b) + 1) as u32;
         *a.values.add(i) = if a.first_child == 1 { *p.child.add(b) as u32 } else { b as u32 };
+    }
+);
+
+amr_kernel!(
+    /// [`LevelKeys`], a stable sort by key and [`LevelOffsets`] in one launch, for short
+    /// lists (O(count²) loads, where the three steps cost up to five launches and copies).
+    /// Item `i < count`: block `blocks[i]` with key `k` = the level of its children goes
+    /// to `values[r]`, `r` = the blocks with a smaller key or an equal key and a smaller
+    /// index (the position a stable sort gives it); item `count + l`: `offsets[l]` = the
+    /// blocks with key below `l`. The same output as the three steps.
+    LevelGroups, LevelGroupsArgs, items(l) = if l.blocks < l.count as usize || l.values < l.count as usize {
+        0
+    } else {
+        l.count as usize + l.offsets
+    }, |i, a| {
+        let p = &a.pool;
+        let n = a.count as usize;
+        let key = |j: usize| (*p.level.add(*a.blocks.add(j) as usize) + 1) as u32;
+        if i < n {
+            let k = key(i);
+            let mut rank = 0usize;
+            for j in 0..n {
+                let kj = key(j);
+                rank += (kj < k || (kj == k && j < i)) as usize;
+            }
+            let b = *a.blocks.add(i) as usize;
+            *a.values.add(rank) = if a.first_child == 1 { *p.child.add(b) as u32 } else { b as u32 };
+        } else {
+            let l = (i - n) as u32;
+            let mut below = 0u32;
+            for j in 0..n {
+                below += (key(j) < l) as u32;
+            }
+            *a.offsets.add(i - n) = below;
+        }
     }
 );
 

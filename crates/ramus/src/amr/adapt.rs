@@ -23,19 +23,30 @@ use ramus_kernels::amr::build::{
 };
 use ramus_kernels::amr::connect::{ChildLinks, GatherChildren, Masks, NeighbourChildren};
 use ramus_kernels::amr::select::{
-    AssignChildren, CheckCoarsen, ClearMarks, GatherNeighbours, LevelKeys, LevelOffsets, MapRefinedNeighbours,
-    Sanitize, SetStatus, UnmapCoarsened, WriteStatus,
+    AssignChildren, CheckCoarsen, ClearMarks, GatherNeighbours, LevelGroups, LevelKeys, LevelOffsets,
+    MapRefinedNeighbours, Sanitize, SetStatus, UnmapCoarsened, WriteStatus,
 };
 use ramus_kernels::amr::status;
 use ramus_kernels::distinct::DISTINCT_MAX;
 use ramus_kernels::Dim;
 
-use super::workspace::{amr_args, ensure, key_bits, run, run_list, AdaptWorkspace, ListLen};
+use super::workspace::{amr_args, ensure, holds, key_bits, run, run_list, AdaptWorkspace, ListLen};
 use super::{metadata_bytes_per_block, Mesh};
 use crate::backend::primitives as prim;
 use crate::backend::stopwatch::Stopwatch;
 use crate::backend::{Buffer, Device, Views};
 use crate::error::{Error, Result};
+
+/// A view of the active blocks this adapt read: `ws.active`, or the ID set of
+/// `ws.active_level` (a macro so that the borrows are of those fields only).
+macro_rules! active_ids {
+    ($m:expr, $ws:expr) => {
+        match $ws.active_level {
+            Some(l) => $m.id_sets[l].view(),
+            None => $ws.active.view(),
+        }
+    };
+}
 
 /// Names of the timed steps, in order (paper: Preparation, then steps 1–8).
 pub const ADAPT_STEPS: [&str; 9] = ["Pre", "S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8"];
@@ -144,11 +155,30 @@ impl<D: Dim> Mesh<D> {
         let dev = self.device.clone();
         ws.refined_offsets.clear();
         ws.relinked = 0;
-        let n_act = self.gather_active(ws)?;
+        // A forest on one level (the first refinement of every run) is read from its ID
+        // set, which this adapt does not change (it holds no parent to coarsen, and
+        // refinement appends to the next level): no copy.
+        let mut levels = self.id_counts.iter().enumerate().filter(|(_, &m)| m > 0);
+        ws.active_level = match (levels.next(), levels.next()) {
+            (Some((l, _)), None) => Some(l),
+            _ => None,
+        };
+        let n_act = match ws.active_level {
+            Some(l) => self.id_counts[l],
+            None => self.gather_active(ws)?,
+        };
         ensure(&dev, &mut ws.flags, n_act)?;
         ensure(&dev, &mut ws.coarsen_flags, n_act)?;
-        ensure(&dev, &mut ws.flagged, 2)?;
-        dev.fill_bytes(&mut ws.flagged, 0, 2, 0)?;
+        // Sanitize counts on from the counters' last values (a zeroing memset would be one
+        // more driver call in every adapt); they are zeroed only when those are not known.
+        let base = match ws.flagged_base.take() {
+            Some(base) if holds(&dev, &ws.flagged, 2) => base,
+            _ => {
+                ensure(&dev, &mut ws.flagged, 2)?;
+                dev.fill_bytes(&mut ws.flagged, 0, 2, 0)?;
+                [0, 0]
+            }
+        };
         // Requests this short are sorted from Sanitize's lists (one launch) instead of
         // compacted out of every active block (four launches over the IDs handed out).
         let listed_max = ws.distinct_short_max.min(DISTINCT_MAX).min(n_act);
@@ -157,22 +187,26 @@ impl<D: Dim> Mesh<D> {
         let a = amr_args!(
             self,
             SanitizeArgs {
-                active: ws.active.view(),
+                active: active_ids!(self, ws),
                 refine: ws.flags.view_mut(),
                 coarsen: ws.coarsen_flags.view_mut(),
                 counts: ws.flagged.view_mut(),
                 listed_refine: ws.listed_refine.view_mut(),
                 listed_coarsen: ws.listed_coarsen.view_mut(),
+                base_refine: base[0],
+                base_coarsen: base[1],
                 listed_max: listed_max as u32,
                 max_levels: self.spec.max_levels as i32,
             }
         );
         run::<Sanitize<D>>(&dev, n_act, a)?;
         // The one read-back of the Preparation, right after the first kernel: an adapt
-        // without marks ends here (three launches and this read), and one that cannot
+        // without marks ends here (two launches and this read), and one that cannot
         // fit its children fails before anything but the marks is written.
         let flagged = dev.read(&ws.flagged, 0..2)?;
-        let (n_r, n_c) = (flagged[0] as usize, flagged[1] as usize);
+        ws.flagged_base = Some([flagged[0], flagged[1]]);
+        let n_r = flagged[0].wrapping_sub(base[0]) as usize;
+        let n_c = flagged[1].wrapping_sub(base[1]) as usize;
         if n_r + n_c == 0 {
             self.clear_marks(ws, n_act)?;
             return Ok(None);
@@ -210,10 +244,14 @@ impl<D: Dim> Mesh<D> {
                 let counted = (&mut ws.counts, SLOT_REQUESTS);
                 prim::distinct_short(&dev, &mut ws.scratch, (listed, None, count), None, out, counted)?;
             } else {
-                // SAFETY: `ws.active` holds the active IDs, all below the high-water mark
+                let active = match ws.active_level {
+                    Some(l) => &self.id_sets[l],
+                    None => &ws.active,
+                };
+                // SAFETY: `active` holds the active IDs, all below the high-water mark
                 // `range`, which `ws.seen` was just made to hold; nothing changes the lists
                 // meanwhile.
-                unsafe { prim::mark_seen(&dev, &mut ws.seen, &ws.active, Some(flags), n_act)? };
+                unsafe { prim::mark_seen(&dev, &mut ws.seen, active, Some(flags), n_act)? };
                 prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, out, None)?;
             }
         }
@@ -225,10 +263,13 @@ impl<D: Dim> Mesh<D> {
         ensure(&dev, &mut ws.seen, high_water)?;
         self.set_status(&ws.to_refine, n_r, status::MARKED_REFINE)?;
         self.set_status(&ws.to_coarsen, n_c, status::MARKED_COARSEN)?;
-        let n_k = n_r + n_c;
-        ensure(&dev, &mut ws.marked, n_k)?;
-        dev.copy(&ws.to_refine, n_r, &mut ws.marked, 0)?;
-        dev.copy(&ws.to_coarsen, n_c, &mut ws.marked, n_r)?;
+        // A refinement-only or coarsening-only adapt reads its one request list in place
+        // of `ws.marked` ([`Counts::marked_list`]): no copies.
+        if n_r > 0 && n_c > 0 {
+            ensure(&dev, &mut ws.marked, n_r + n_c)?;
+            dev.copy(&ws.to_refine, n_r, &mut ws.marked, 0)?;
+            dev.copy(&ws.to_coarsen, n_c, &mut ws.marked, n_r)?;
+        }
         Ok(Some(Counts {
             active: n_act,
             refine: n_r,
@@ -248,9 +289,11 @@ impl<D: Dim> Mesh<D> {
         let n_k = n.marked();
         ensure(&dev, &mut ws.gathered, n_k * D::NEIGHBORS)?;
         ensure(&dev, &mut ws.gathered_valid, n_k * D::NEIGHBORS)?;
+        let AdaptWorkspace { to_refine, to_coarsen, marked, gathered, gathered_valid, .. } = &mut *ws;
+        let marked = n.marked_list(to_refine, to_coarsen, marked);
         let a = amr_args!(
             self,
-            Gather { blocks: ws.marked.view(), ids: ws.gathered.view_mut(), valid: ws.gathered_valid.view_mut() }
+            Gather { blocks: marked.view(), ids: gathered.view_mut(), valid: gathered_valid.view_mut() }
         );
         run::<GatherNeighbours<D>>(&dev, n_k * D::NEIGHBORS, a)?;
         // SAFETY: the gathered neighbours are active blocks (invalid links are flagged off
@@ -386,9 +429,11 @@ impl<D: Dim> Mesh<D> {
         run::<FinalizeRefined<D>>(&dev, n.refine, a)?;
         let a = amr_args!(self, BlockList { blocks: ws.coarsened.view() });
         run::<FinalizeCoarsened<D>>(&dev, n.coarsened, a)?;
+        let AdaptWorkspace { to_refine, to_coarsen, marked, gathered, gathered_valid, .. } = &mut *ws;
+        let marked = n.marked_list(to_refine, to_coarsen, marked);
         let a = amr_args!(
             self,
-            Gather { blocks: ws.marked.view(), ids: ws.gathered.view_mut(), valid: ws.gathered_valid.view_mut() }
+            Gather { blocks: marked.view(), ids: gathered.view_mut(), valid: gathered_valid.view_mut() }
         );
         run::<GatherParents<D>>(&dev, n.marked(), a)?;
         // SAFETY: the parents of marked blocks are active, below `high_water` (`ws.seen`
@@ -490,10 +535,11 @@ impl<D: Dim> Mesh<D> {
         run::<SetStatus<D>>(&dev, n, a)
     }
 
-    /// Clears the marks of the (pre-adapt) active blocks listed in `ws.active`.
+    /// Clears the marks of the (pre-adapt) active blocks listed in `ws.active` (or the
+    /// one level's ID set, `ws.active_level`).
     fn clear_marks(&mut self, ws: &AdaptWorkspace, n_act: usize) -> Result<()> {
         let dev = self.device.clone();
-        let a = amr_args!(self, BlockList { blocks: ws.active.view() });
+        let a = amr_args!(self, BlockList { blocks: active_ids!(self, ws) });
         run::<ClearMarks<D>>(&dev, n_act, a)
     }
 
@@ -513,9 +559,25 @@ impl<D: Dim> Mesh<D> {
                 // All offsets 0, set below on the host: no launch.
                 continue;
             }
-            ensure(&dev, &mut ws.keys, len)?;
             let (list, vals) = if coarsen { (&ws.coarsened, &mut ws.vals) } else { (&ws.to_refine, &mut ws.refined) };
             ensure(&dev, vals, len)?;
+            let offs = ws.off.slice_mut(if coarsen { 0 } else { m }..)?.slice_mut(..m)?;
+            if len <= ws.level_groups_max {
+                let a = amr_args!(
+                    self,
+                    LevelGroupsArgs {
+                        blocks: list.view(),
+                        count: len as u32,
+                        values: vals.view_mut(),
+                        first_child: coarsen as u32,
+                        offsets: offs,
+                    }
+                );
+                run::<LevelGroups<D>>(&dev, len + m, a)?;
+                continue;
+            }
+            ensure(&dev, &mut ws.keys, len)?;
+            let (list, vals) = if coarsen { (&ws.coarsened, &mut ws.vals) } else { (&ws.to_refine, &mut ws.refined) };
             let a = amr_args!(
                 self,
                 LevelKeysArgs {
@@ -568,9 +630,24 @@ struct Counts {
 }
 
 impl Counts {
-    /// All marked blocks (`ws.marked`).
+    /// All marked blocks ([`Self::marked_list`]).
     fn marked(&self) -> usize {
         self.refine + self.coarsen
+    }
+
+    /// The list of all marked blocks: `to_refine` or `to_coarsen` when the other is empty,
+    /// else `marked` (which then holds both, in that order).
+    fn marked_list<'a>(
+        &self,
+        to_refine: &'a Buffer<u32>,
+        to_coarsen: &'a Buffer<u32>,
+        marked: &'a Buffer<u32>,
+    ) -> &'a Buffer<u32> {
+        match (self.refine, self.coarsen) {
+            (_, 0) => to_refine,
+            (0, _) => to_coarsen,
+            _ => marked,
+        }
     }
 }
 

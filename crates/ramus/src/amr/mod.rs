@@ -52,4 +52,4 @@ pub use mesh::{
 };
 pub use root::RootGrid;
 pub use snapshot::MeshSnapshot;
-pub use workspace::{AdaptWorkspace, COUNTED_MAX_ITEMS, DISTINCT_SHORT_MAX};
+pub use workspace::{AdaptWorkspace, COUNTED_MAX_ITEMS, DISTINCT_SHORT_MAX, LEVEL_GROUPS_MAX};

@@ -19,6 +19,10 @@ pub struct AdaptWorkspace {
     pub(crate) scratch: Scratch,
     /// Active IDs (all ID sets concatenated).
     pub(crate) active: Buffer<u32>,
+    /// The one level that held every active block at the start of the last adapt, whose
+    /// ID set that adapt read in place of `active` (not gathered: one copy less); `None`
+    /// if the blocks were on several levels.
+    pub(crate) active_level: Option<usize>,
     /// Per-item flags (Preparation: refine requests of the active blocks; S3: kept
     /// coarsenings; S5: removed IDs of an ID set).
     pub(crate) flags: Buffer<u32>,
@@ -33,7 +37,8 @@ pub struct AdaptWorkspace {
     pub(crate) to_coarsen: Buffer<u32>,
     /// The parents of `to_coarsen` that S3 kept: coarsened.
     pub(crate) coarsened: Buffer<u32>,
-    /// All marked blocks (`to_refine` then `to_coarsen`).
+    /// All marked blocks (`to_refine` then `to_coarsen`) of an adapt that both refines
+    /// and coarsens (otherwise the one request list is read in its place).
     pub(crate) marked: Buffer<u32>,
     /// Gathered candidate IDs (neighbours, parents, children) and their validity flags.
     pub(crate) gathered: Buffer<u32>,
@@ -56,8 +61,11 @@ pub struct AdaptWorkspace {
     pub(crate) refined_offsets: Vec<usize>,
     /// Counts left on the device by deferred compactions, read together.
     pub(crate) counts: Buffer<u64>,
-    /// The Preparation's counts of blocks flagged for refinement and for coarsening.
+    /// The Preparation's counters of blocks flagged for refinement and for coarsening,
+    /// which run on from adapt to adapt, and their values after the last adapt read them
+    /// (`None`: not known, e.g. a read-back failed; they are zeroed before the next use).
     pub(crate) flagged: Buffer<u32>,
+    pub(crate) flagged_base: Option<[u32; 2]>,
     /// Blocks of the last adapt's minimal map (`map`), whose children are the blocks
     /// that can change ghost layers.
     pub(crate) relinked: usize,
@@ -83,6 +91,11 @@ pub struct AdaptWorkspace {
     /// launches, O(items + IDs handed out) work). 0 always flags. The forest is the same
     /// either way.
     pub distinct_short_max: usize,
+    /// The longest list of refined or coarsened blocks that is grouped by level in one
+    /// launch (default [`LEVEL_GROUPS_MAX`]; O(blocks²) loads) instead of by keys, a sort
+    /// and a search of the offsets (two to five launches and copies). 0 always sorts.
+    /// The forest is the same either way.
+    pub level_groups_max: usize,
     /// The backend the buffers live on (see [`AdaptWorkspace::adopt`]).
     backend: Backend,
 }
@@ -98,14 +111,17 @@ impl AdaptWorkspace {
             profile: false,
             counted_max_items: COUNTED_MAX_ITEMS,
             distinct_short_max: DISTINCT_SHORT_MAX,
+            level_groups_max: LEVEL_GROUPS_MAX,
             backend: dev.backend(),
             counts: Buffer::Host(Vec::new()),
             flagged: z(),
+            flagged_base: None,
             relinked: 0,
             n_refined: 0,
             parents_by_level: Vec::new(),
             level_counts: Buffer::Host(Vec::new()),
             active: z(),
+            active_level: None,
             flags: z(),
             coarsen_flags: z(),
             listed_refine: z(),
@@ -134,9 +150,11 @@ impl AdaptWorkspace {
     /// no kernel receives the address of a buffer of the other side.
     pub(crate) fn adopt(&mut self, dev: &Device) -> Result<()> {
         if self.backend != dev.backend() {
-            let (profile, counted, short) = (self.profile, self.counted_max_items, self.distinct_short_max);
+            let (profile, counted, short, groups) =
+                (self.profile, self.counted_max_items, self.distinct_short_max, self.level_groups_max);
             *self = AdaptWorkspace::new(dev)?;
-            (self.profile, self.counted_max_items, self.distinct_short_max) = (profile, counted, short);
+            (self.profile, self.counted_max_items, self.distinct_short_max, self.level_groups_max) =
+                (profile, counted, short, groups);
         }
         Ok(())
     }
@@ -151,11 +169,16 @@ impl AdaptWorkspace {
 
 /// Makes `buf` hold at least `n` elements (contents are not kept when it grows).
 pub(crate) fn ensure(dev: &Device, buf: &mut Buffer<u32>, n: usize) -> Result<()> {
-    let foreign = !matches!((dev, &*buf), (Device::Cpu, Buffer::Host(_)) | (Device::Cuda(_), Buffer::Cuda { .. }));
-    if foreign || buf.len() < n {
+    if !holds(dev, buf, n) {
         *buf = dev.zeros(n.next_power_of_two().max(256))?;
     }
     Ok(())
+}
+
+/// Whether `buf` lives on `dev`'s backend and holds at least `n` elements.
+pub(crate) fn holds<T>(dev: &Device, buf: &Buffer<T>, n: usize) -> bool {
+    let native = matches!((dev, buf), (Device::Cpu, Buffer::Host(_)) | (Device::Cuda(_), Buffer::Cuda { .. }));
+    native && buf.len() >= n
 }
 
 /// Bits needed for sort keys below `n`.
@@ -214,6 +237,10 @@ pub const COUNTED_MAX_ITEMS: usize = 1 << 18;
 /// up to 18 marked blocks in 3D, the 9-neighbour lists of 56 in 2D), where the one-CTA
 /// ranking takes a few µs (measured on an H100, BENCHMARKS.md, fifteenth session).
 pub const DISTINCT_SHORT_MAX: usize = 512;
+
+/// Default of [`AdaptWorkspace::level_groups_max`]: 1024 blocks (about 10⁶ loads of
+/// levels, mostly cache hits, spread over the launch's 1024 items).
+pub const LEVEL_GROUPS_MAX: usize = 1024;
 
 /// The length of a list that a compaction built on the device: read back, or left in a
 /// slot of `ws.counts` with an upper bound for the launches over the list.
