@@ -2,7 +2,7 @@
 //! "Refinement and Coarsening"): time of one adapt versus the number of inserted blocks,
 //! with the per-step breakdown (Pre, S1 … S8), the fixed cost of small adapts, and the
 //! dependence on pool capacity, and the host's cost of one launch (what each of a small
-//! adapt's launches pays however little its kernel does: a one-block refinement makes 22
+//! adapt's launches pays however little its kernel does: a one-block refinement makes 18
 //! launches and two read-backs).
 //!
 //! ```text

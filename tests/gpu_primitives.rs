@@ -295,6 +295,39 @@ fn gpu_distinct_short_matches_cpu() {
     }
 }
 
+/// The gathered short deduplication (`distinct_short_gathered`) gives the same values and
+/// count on both backends, for links, parents and children.
+#[test]
+#[ignore = "needs a CUDA GPU: run by scripts/gpu-check.sh on the device"]
+fn gpu_distinct_short_gathered_matches_cpu() {
+    let mut p = Pair::new();
+    let mut rng = Rng(18);
+    for (per, children, n) in [(27usize, false, 18usize), (9, false, 56), (1, false, 500), (8, true, 60), (4, true, 1)]
+    {
+        let width = if children { 1 } else { per };
+        let table: Vec<i32> =
+            (0..400 * width).map(|_| if rng.below(3) == 0 { -1 } else { rng.below(3000) as i32 }).collect();
+        let blocks = padded(n, || rng.below(400));
+        let more = padded(n, || rng.below(3000));
+        let gather = if children { prim::Gather::Children { per } } else { prim::Gather::Entries { per } };
+        p.check(&format!("distinct_short_gathered, per = {per}, children = {children}, n = {n}"), |d, s| {
+            let (bb, tb, mb) = (up(d, &blocks), d.upload(&table).unwrap(), up(d, &more));
+            let mut results = Vec::new();
+            for extra in [None, Some((&mb, n))] {
+                let mut out = up(d, &vec![SENTINEL; n * per + n + PAD]);
+                let mut counts = d.zeros::<u64>(2).unwrap();
+                // SAFETY: the blocks are below 400, whose entries the table holds.
+                unsafe {
+                    prim::distinct_short_gathered(d, s, (&bb, n), (&tb, gather), extra, &mut out, (&mut counts, 1))
+                        .unwrap()
+                };
+                results.push((d.download(&out).unwrap(), d.download(&counts).unwrap()));
+            }
+            results
+        });
+    }
+}
+
 /// Median wall time of `reps` calls of `f` (each followed by a synchronisation), in ms.
 fn time_ms(d: &Device, reps: usize, mut f: impl FnMut()) -> f64 {
     f(); // warm-up: loads the kernels, grows the scratch

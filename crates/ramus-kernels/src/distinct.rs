@@ -35,9 +35,19 @@ crate::kernel_args! {
     /// A short list and its sorted distinct values: the items are `ids[i]` for `i < n`
     /// where `valid` is null or `valid[i] != 0`, then `extra[j]` for `j < m`, all valid
     /// (`n + m ≤ DISTINCT_MAX`); the distinct values go to `out[..count]`.
+    ///
+    /// With a `table` (then `valid` is null), the first `n` items are gathered from it
+    /// instead, `per` for each of the blocks `ids[..n / per]`: item `i` of block
+    /// `b = ids[i / per]`, `k = i mod per`, reads `t = table[b per + k]`
+    /// (`children == 0`: a block's links, or its parent with `per = 1`) or
+    /// `t = table[b]` and takes `t + k` (`children == 1`: first child, then the others);
+    /// it is valid where `t ≥ 0`. The gather kernel and its list are saved.
     pub struct DistinctArgs {
         pub ids: ref u32,
         pub valid: ref u32,
+        pub table: ref i32,
+        pub per: val u32,
+        pub children: val u32,
         pub extra: ref u32,
         /// Per item, 1 if it is a repeat (the CPU's pass; unused on CUDA, may be empty).
         pub repeat: mut u32,
@@ -52,12 +62,23 @@ crate::kernel_args! {
 /// Item `j` of the list (see [`DistinctArgs`]), [`NONE`] if invalid.
 ///
 /// # Safety
-/// `j < n + m`; `ids` (and `valid`, unless null) hold `n` items, `extra` `m`.
+/// `j < n + m`; `ids` (and `valid`, unless null) hold `n` items, or `n / per` with a
+/// `table`, which holds every entry those blocks index; `extra` holds `m` items.
 #[inline(always)]
 unsafe fn item(a: &DistinctArgs, j: usize) -> u64 {
     let n = a.n as usize;
     if j >= n {
         *a.extra.add(j - n) as u64
+    } else if !a.table.is_null() {
+        let per = a.per as usize;
+        let (b, k) = (*a.ids.add(j / per) as usize, j % per);
+        let children = a.children != 0;
+        let t = *a.table.add(if children { b } else { b * per + k });
+        if t >= 0 {
+            (t as u64) + if children { k as u64 } else { 0 }
+        } else {
+            NONE
+        }
     } else if a.valid.is_null() || *a.valid.add(j) != 0 {
         *a.ids.add(j) as u64
     } else {
@@ -127,7 +148,14 @@ impl Kernel for DistinctSerial {
 
     fn max_items(l: &DistinctArgs<Lens>) -> Option<usize> {
         let (n, m) = (l.n as usize, l.m as usize);
-        let holds = l.ids >= n && (l.valid == 0 || l.valid >= n) && l.extra >= m;
+        let listed = if l.table == 0 {
+            l.ids >= n && (l.valid == 0 || l.valid >= n)
+        } else {
+            // The table's entries are indexed by block IDs, which no length bounds: the
+            // host function that passes a table is `unsafe`.
+            l.per >= 1 && l.ids >= n.div_ceil(l.per as usize) && l.valid == 0
+        };
+        let holds = listed && l.extra >= m;
         let fits = n + m <= DISTINCT_MAX && l.repeat >= n + m && l.out >= n + m && l.count >= 1;
         Some((holds && fits) as usize)
     }

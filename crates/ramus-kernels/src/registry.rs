@@ -444,7 +444,6 @@ registry! {
     ] {
         // The adapt routine (`crate::amr`): selection and marks.
         amr_sanitize => Sanitize<D>;
-        amr_set_status => SetStatus<D>;
         amr_write_status => WriteStatus<D>;
         amr_set_mark => SetMark<D>;
         amr_write_mark => WriteMark<D>;

@@ -574,6 +574,86 @@ fn distinct_short_matches_sort_unique() {
     assert!(matches!(too_long, Err(ramus::Error::InvalidParameter { .. })), "{too_long:?}");
 }
 
+/// The gathered short deduplication (`distinct_short_gathered`) equals "gather, then sort
+/// and unique" on the host: `per` table entries per block (links; a parent with `per = 1`)
+/// or `table[b] + k` (children), negative entries skipped, with and without an extra
+/// list; it refuses `per = 0` and more items than one launch takes.
+#[test]
+fn distinct_short_gathered_matches_gather_then_sort_unique() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let mut rng = Rng(35);
+    let blocks_in_pool = 300usize;
+    for (per, children) in [(1usize, false), (9, false), (27, false), (4, true), (8, true)] {
+        let width = if children { 1 } else { per };
+        // About a third of the entries negative (no item).
+        let table: Vec<i32> =
+            (0..blocks_in_pool * width).map(|_| if rng.below(3) == 0 { -1 } else { rng.below(5000) as i32 }).collect();
+        let tb = d.upload(&table).unwrap();
+        for n in [0usize, 1, 5, 60] {
+            if n * per > 1800 {
+                continue;
+            }
+            let blocks = padded(n, || rng.below(blocks_in_pool as u32));
+            let m = n / 3;
+            let more = padded(m, || rng.below(5000));
+            let (bb, mb) = (d.upload(&blocks).unwrap(), d.upload(&more).unwrap());
+            for extra in [None, Some((&mb, m))] {
+                let mut want: Vec<u32> = Vec::new();
+                for &b in &blocks[..n] {
+                    for k in 0..per {
+                        let t = if children { table[b as usize] } else { table[b as usize * per + k] };
+                        if t >= 0 {
+                            want.push(t as u32 + if children { k as u32 } else { 0 });
+                        }
+                    }
+                }
+                want.extend(extra.map_or(&[][..], |_| &more[..m]));
+                want.sort_unstable();
+                want.dedup();
+                let len = n * per + extra.map_or(0, |(_, m)| m);
+                let mut out = d.upload(&vec![SENTINEL; len + PAD]).unwrap();
+                let mut counts = d.upload(&[7u64; 3]).unwrap();
+                let gather = if children { prim::Gather::Children { per } } else { prim::Gather::Entries { per } };
+                // SAFETY: the blocks are below `blocks_in_pool`, whose entries the table holds.
+                unsafe {
+                    prim::distinct_short_gathered(
+                        &d,
+                        &mut s,
+                        (&bb, n),
+                        (&tb, gather),
+                        extra,
+                        &mut out,
+                        (&mut counts, 1),
+                    )
+                    .unwrap()
+                };
+                let what = format!("per = {per}, children = {children}, n = {n}, extra {}", extra.is_some());
+                assert_eq!(d.read(&counts, 0..3).unwrap(), [7, want.len() as u64, 7], "{what}");
+                assert_eq!(&host(&out)[..want.len()], &want[..], "{what}");
+                assert!(host(&out)[want.len()..].iter().all(|&x| x == SENTINEL), "written past the count: {what}");
+            }
+        }
+    }
+    let (bb, tb) = (d.upload(&[0u32; 100]).unwrap(), d.upload(&[0i32; 2700]).unwrap());
+    let (mut out, mut counts) = (d.zeros::<u32>(2700).unwrap(), d.zeros::<u64>(1).unwrap());
+    for (n, per) in [(10, 0), (100, 27)] {
+        // SAFETY: every block is 0, whose entries the table holds.
+        let r = unsafe {
+            prim::distinct_short_gathered(
+                &d,
+                &mut s,
+                (&bb, n),
+                (&tb, prim::Gather::Entries { per }),
+                None,
+                &mut out,
+                (&mut counts, 0),
+            )
+        };
+        assert!(matches!(r, Err(ramus::Error::InvalidParameter { .. })), "n = {n}, per = {per}: {r:?}");
+    }
+}
+
 /// `Device::launch` refuses, with a named error and before any item runs, a launch whose
 /// item count exceeds what its argument slices hold (`Kernel::max_items`): here a rank sort
 /// of 9 items over slices of 8, and one whose output slice is too short.

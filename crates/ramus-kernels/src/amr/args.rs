@@ -33,13 +33,12 @@ crate::kernel_args! {
 }
 
 crate::kernel_args! {
-    /// One value for every listed block ([`super::select::SetStatus`],
-    /// [`super::select::SetMark`]).
+    /// One value for every listed block ([`super::select::SetMark`]).
     pub struct SetValue {
         pub pool: args Pool<M>,
         /// The blocks (distinct IDs).
         pub blocks: ref u32,
-        /// The status or mark code they get.
+        /// The mark code they get.
         pub value: val i32,
     }
 }

@@ -75,13 +75,6 @@ amr_kernel!(
 );
 
 amr_kernel!(
-    /// `status[blocks[i]] = value` (distinct IDs).
-    SetStatus, SetValue, items(l) = l.blocks, |i, a| {
-        *a.pool.status.add(*a.blocks.add(i) as usize) = a.value;
-    }
-);
-
-amr_kernel!(
     /// `status[blocks[i]] = values[i]` (distinct IDs).
     WriteStatus, WriteValues, items(l) = l.blocks.min(l.values), |i, a| {
         *a.pool.status.add(*a.blocks.add(i) as usize) = *a.values.add(i) as i32;
@@ -152,10 +145,13 @@ amr_kernel!(
     /// **Map Gaps to Marked Blocks**. Item `i` over the blocks to refine (ascending IDs):
     /// `child[to_refine[i]]` = its first child, `gaps[gap_count − 1 − i N_c]`: gaps are
     /// taken from the end (smallest free IDs first), and each group of `N_c` read
-    /// backwards is contiguous and ascending.
+    /// backwards is contiguous and ascending. Also sets the block's status to
+    /// `MARKED_REFINE` (the Preparation's marking, which nothing reads before this step:
+    /// one launch less).
     AssignChildren, AssignChildrenArgs, items(l) = l.to_refine.min(l.gaps.min(l.gap_count.max(0) as usize).div_ceil(D::CHILDREN)), |i, a| {
         let b = *a.to_refine.add(i) as usize;
         *a.pool.child.add(b) = *a.gaps.add(a.gap_count as usize - 1 - i * D::CHILDREN) as i32;
+        *a.pool.status.add(b) = status::MARKED_REFINE;
     }
 );
 
@@ -179,8 +175,8 @@ amr_kernel!(
     /// **Enforcement of 2:1 Balancing** (b). Item `i` over the blocks marked for coarsening:
     /// a child violates if any of its `nbr_child` is a child ID (a neighbour of the child —
     /// itself included — has or will get children, which would then touch a block two
-    /// levels coarser). If any child violates, the block reverts to `REFINED` and
-    /// `out[i] = 0`; else `out[i] = 1`.
+    /// levels coarser). If any child violates, the block stays `REFINED` and
+    /// `out[i] = 0`; else it becomes `MARKED_COARSEN` and `out[i] = 1`.
     CheckCoarsen, PerBlock, items(l) = l.blocks.min(l.out), |i, a| {
         let p = &a.pool;
         let b = *a.blocks.add(i) as usize;
@@ -190,9 +186,9 @@ amr_kernel!(
         for k in 0..D::CHILDREN * nb {
             violated |= *p.nbr_child.add(c * nb + k) >= 0;
         }
-        if violated {
-            *p.status.add(b) = status::REFINED;
-        }
+        // The Preparation's `MARKED_COARSEN`, which nothing reads before this step, is
+        // set here (one launch less) where the coarsening holds.
+        *p.status.add(b) = if violated { status::REFINED } else { status::MARKED_COARSEN };
         *a.out.add(i) = (!violated) as u32;
     }
 );

@@ -24,9 +24,8 @@ use ramus_kernels::amr::build::{
 use ramus_kernels::amr::connect::{ChildLinks, GatherChildren, Masks, NeighbourChildren};
 use ramus_kernels::amr::select::{
     AssignChildren, CheckCoarsen, ClearMarks, GatherNeighbours, LevelGroups, LevelKeys, LevelOffsets,
-    MapRefinedNeighbours, Sanitize, SetStatus, UnmapCoarsened, WriteStatus,
+    MapRefinedNeighbours, Sanitize, UnmapCoarsened, WriteStatus,
 };
-use ramus_kernels::amr::status;
 use ramus_kernels::distinct::DISTINCT_MAX;
 use ramus_kernels::Dim;
 
@@ -261,8 +260,9 @@ impl<D: Dim> Mesh<D> {
         // The never used IDs S2 takes get their free state (the pool is allocated zeroed).
         self.prepare_ids(high_water)?;
         ensure(&dev, &mut ws.seen, high_water)?;
-        self.set_status(&ws.to_refine, n_r, status::MARKED_REFINE)?;
-        self.set_status(&ws.to_coarsen, n_c, status::MARKED_COARSEN)?;
+        // The statuses MARKED_REFINE and MARKED_COARSEN are set by the first kernels that
+        // run over the two lists (S2's AssignChildren, S3's CheckCoarsen): nothing reads
+        // them before, and the launches are saved.
         // A refinement-only or coarsening-only adapt reads its one request list in place
         // of `ws.marked` ([`Counts::marked_list`]): no copies.
         if n_r > 0 && n_c > 0 {
@@ -286,20 +286,28 @@ impl<D: Dim> Mesh<D> {
     /// own counts (`n.map_len`); a large one's is read here.
     fn minimal_map(&mut self, ws: &mut AdaptWorkspace, n: &mut Counts) -> Result<()> {
         let dev = self.device.clone();
-        let n_k = n.marked();
-        ensure(&dev, &mut ws.gathered, n_k * D::NEIGHBORS)?;
-        ensure(&dev, &mut ws.gathered_valid, n_k * D::NEIGHBORS)?;
-        let AdaptWorkspace { to_refine, to_coarsen, marked, gathered, gathered_valid, .. } = &mut *ws;
-        let marked = n.marked_list(to_refine, to_coarsen, marked);
-        let a = amr_args!(
-            self,
-            Gather { blocks: marked.view(), ids: gathered.view_mut(), valid: gathered_valid.view_mut() }
-        );
-        run::<GatherNeighbours<D>>(&dev, n_k * D::NEIGHBORS, a)?;
-        // SAFETY: the gathered neighbours are active blocks (invalid links are flagged off
-        // in `gathered_valid`), below `high_water`, which `ws.seen` holds.
-        n.map_len =
-            unsafe { distinct(&dev, ws, n_k * D::NEIGHBORS, n.high_water, Target::Map, SLOT_MAP, D::NEIGHBORS)? };
+        let items = n.marked() * D::NEIGHBORS;
+        if !short_list(ws, items, 0) {
+            ensure(&dev, &mut ws.gathered, items)?;
+            ensure(&dev, &mut ws.gathered_valid, items)?;
+            let AdaptWorkspace { to_refine, to_coarsen, marked, gathered, gathered_valid, .. } = &mut *ws;
+            let marked = n.marked_list(to_refine, to_coarsen, marked);
+            let a = amr_args!(
+                self,
+                Gather { blocks: marked.view(), ids: gathered.view_mut(), valid: gathered_valid.view_mut() }
+            );
+            run::<GatherNeighbours<D>>(&dev, items, a)?;
+        }
+        let list = Gathered {
+            blocks: Blocks::Marked,
+            count: n.marked(),
+            table: &self.nbr,
+            gather: prim::Gather::Entries { per: D::NEIGHBORS },
+        };
+        // SAFETY: the neighbours are active blocks (invalid links are negative), below
+        // `high_water`, which `ws.seen` holds; `nbr` holds N_nb links per pool block.
+        let map_len = unsafe { distinct(&dev, ws, (list, n), n.high_water, Target::Map, SLOT_MAP, D::NEIGHBORS)? };
+        n.map_len = map_len;
         if let ListLen::Known(m) = n.map_len {
             n.map = m;
         }
@@ -429,16 +437,27 @@ impl<D: Dim> Mesh<D> {
         run::<FinalizeRefined<D>>(&dev, n.refine, a)?;
         let a = amr_args!(self, BlockList { blocks: ws.coarsened.view() });
         run::<FinalizeCoarsened<D>>(&dev, n.coarsened, a)?;
-        let AdaptWorkspace { to_refine, to_coarsen, marked, gathered, gathered_valid, .. } = &mut *ws;
-        let marked = n.marked_list(to_refine, to_coarsen, marked);
-        let a = amr_args!(
-            self,
-            Gather { blocks: marked.view(), ids: gathered.view_mut(), valid: gathered_valid.view_mut() }
-        );
-        run::<GatherParents<D>>(&dev, n.marked(), a)?;
+        // `ws.gathered` also takes BranchStatus's output below, one per distinct parent.
+        ensure(&dev, &mut ws.gathered, n.marked())?;
+        ensure(&dev, &mut ws.gathered_valid, n.marked())?;
+        if !short_list(ws, n.marked(), 0) {
+            let AdaptWorkspace { to_refine, to_coarsen, marked, gathered, gathered_valid, .. } = &mut *ws;
+            let marked = n.marked_list(to_refine, to_coarsen, marked);
+            let a = amr_args!(
+                self,
+                Gather { blocks: marked.view(), ids: gathered.view_mut(), valid: gathered_valid.view_mut() }
+            );
+            run::<GatherParents<D>>(&dev, n.marked(), a)?;
+        }
+        let list = Gathered {
+            blocks: Blocks::Marked,
+            count: n.marked(),
+            table: &self.parent,
+            gather: prim::Gather::Entries { per: 1 },
+        };
         // SAFETY: the parents of marked blocks are active, below `high_water` (`ws.seen`
-        // holds that many flags).
-        let n_p = unsafe { distinct(&dev, ws, n.marked(), n.high_water, Target::Set, SLOT_PARENTS, 1)? };
+        // holds that many flags); `parent` holds one entry per pool block.
+        let n_p = unsafe { distinct(&dev, ws, (list, n), n.high_water, Target::Set, SLOT_PARENTS, 1)? };
         let a = amr_args!(self, PerBlock { blocks: ws.set.view(), out: ws.gathered.view_mut() });
         run_list::<BranchStatus<D>>(&dev, &ws.counts, n_p, 1, a)?;
         let a = amr_args!(self, WriteValues { blocks: ws.set.view(), values: ws.gathered.view() });
@@ -452,21 +471,32 @@ impl<D: Dim> Mesh<D> {
         let nc = D::CHILDREN;
         let a = amr_args!(self, NeighbourChildrenArgs { blocks: ws.map.view(), with_onb: 0 });
         run::<NeighbourChildren<D>>(&dev, n.map * D::NEIGHBORS, a)?;
-        ensure(&dev, &mut ws.gathered, n.map * nc)?;
-        ensure(&dev, &mut ws.gathered_valid, n.map * nc)?;
-        let a = amr_args!(
-            self,
-            Gather { blocks: ws.map.view(), ids: ws.gathered.view_mut(), valid: ws.gathered_valid.view_mut() }
-        );
-        run::<GatherChildren<D>>(&dev, n.map, a)?;
+        // The children of map blocks with children: after S7 a block's `child` is
+        // negative exactly when it is a leaf (the forest's invariant), so the short path
+        // gathers `child + k` where `child ≥ 0`, as [`GatherChildren`] does by status.
+        if !short_list(ws, n.map * nc, n.map) {
+            ensure(&dev, &mut ws.gathered, n.map * nc)?;
+            ensure(&dev, &mut ws.gathered_valid, n.map * nc)?;
+            let a = amr_args!(
+                self,
+                Gather { blocks: ws.map.view(), ids: ws.gathered.view_mut(), valid: ws.gathered_valid.view_mut() }
+            );
+            run::<GatherChildren<D>>(&dev, n.map, a)?;
+        }
+        let list = Gathered {
+            blocks: Blocks::Map,
+            count: n.map,
+            table: &self.child,
+            gather: prim::Gather::Children { per: nc },
+        };
         // The map and the children of its refined blocks, sorted and distinct. Links are
         // recomputed for all of them from their parents' `nbr_child`, which is current
         // (untouched, or refreshed just above for map blocks): for blocks whose links did
         // not change this rewrites the same values.
         // SAFETY: map blocks and their children (new ones included) are below the new
-        // `high_water`, which `ws.seen` holds.
+        // `high_water`, which `ws.seen` holds; `child` holds one entry per pool block.
         let n_s = unsafe {
-            distinct(&dev, ws, n.map * nc, n.high_water, Target::SetWithMap(n.map), SLOT_RELINKED, D::BLOCK_CELLS)?
+            distinct(&dev, ws, (list, n), n.high_water, Target::SetWithMap(n.map), SLOT_RELINKED, D::BLOCK_CELLS)?
         };
         let a = amr_args!(self, BlockList { blocks: ws.set.view() });
         run_list::<ChildLinks<D>>(&dev, &ws.counts, n_s, D::NEIGHBORS, a)?;
@@ -526,13 +556,6 @@ impl<D: Dim> Mesh<D> {
             )?;
         }
         Ok(dev.read(&ws.level_counts, 0..levels)?.into_iter().map(|c| c as usize).collect())
-    }
-
-    /// Sets status `s` on the first `n` blocks of `list` (an error if it holds fewer).
-    fn set_status(&mut self, list: &Buffer<u32>, n: usize, s: i32) -> Result<()> {
-        let dev = self.device.clone();
-        let a = amr_args!(self, SetValue { blocks: list.view(), value: s });
-        run::<SetStatus<D>>(&dev, n, a)
     }
 
     /// Clears the marks of the (pre-adapt) active blocks listed in `ws.active` (or the
@@ -671,35 +694,88 @@ const SLOT_MAP: usize = 3;
 const SLOT_REQUESTS: usize = 4;
 const COUNT_SLOTS: usize = 5;
 
-/// The distinct valid entries of `ws.gathered[..n]` (flags in `ws.gathered_valid`; with
-/// [`Target::SetWithMap`], and the map's first blocks), ascending, into `ws.map` or
-/// `ws.set`. A list of at most [`AdaptWorkspace::distinct_short_max`] items is ranked
-/// ([`prim::distinct_short`]: one launch, no pass over the ID range); a longer one is
-/// flagged in `ws.seen` and compacted. Its count is left on the device (in
-/// `ws.counts[slot]`) when the launches over the list, `per` items per entry, stay within
-/// [`AdaptWorkspace::counted_max_items`] for the list's bound, else read back: small adapts
-/// save a host–device round trip per list, large ones launch no mass of idle items.
+/// The blocks a [`Gathered`] list is gathered for.
+#[derive(Clone, Copy)]
+enum Blocks {
+    /// The marked blocks ([`Counts::marked_list`]).
+    Marked,
+    /// The minimal map (`ws.map`).
+    Map,
+}
+
+/// The items of a [`distinct`]: gathered from `table` for `count` blocks ([`prim::Gather`]:
+/// `per` items each, invalid where the entry is negative). A short list is gathered by the
+/// deduplicating launch itself; a long one must be in `ws.gathered` / `ws.gathered_valid`
+/// already (the caller's gather kernel, run when [`short_list`] says no).
+#[derive(Clone, Copy)]
+struct Gathered<'t> {
+    blocks: Blocks,
+    count: usize,
+    table: &'t Buffer<i32>,
+    gather: prim::Gather,
+}
+
+impl Gathered<'_> {
+    /// Items gathered.
+    fn items(&self) -> usize {
+        self.count
+            * match self.gather {
+                prim::Gather::Entries { per } | prim::Gather::Children { per } => per,
+            }
+    }
+}
+
+/// Whether [`distinct`] ranks `items` (plus `m` map blocks) in one launch, which gathers
+/// them itself; otherwise the caller gathers them into `ws.gathered` first.
+fn short_list(ws: &AdaptWorkspace, items: usize, m: usize) -> bool {
+    items + m <= ws.distinct_short_max.min(DISTINCT_MAX)
+}
+
+/// The distinct valid items of `list` (with [`Target::SetWithMap`], and the map's first
+/// blocks), ascending, into `ws.map` or `ws.set`. A list of at most
+/// [`AdaptWorkspace::distinct_short_max`] items is gathered and ranked in one launch
+/// ([`prim::distinct_short_gathered`], no pass over the ID range); a longer one, gathered
+/// into `ws.gathered` by the caller, is flagged in `ws.seen` and compacted. Its count is
+/// left on the device (in `ws.counts[slot]`) when the launches over the list, `per` items
+/// per entry, stay within [`AdaptWorkspace::counted_max_items`] for the list's bound,
+/// else read back: small adapts save a host–device round trip per list, large ones launch
+/// no mass of idle items.
 ///
 /// # Safety
-/// Every valid entry of `ws.gathered[..n]` and every map block taken must be below
-/// `range`, and `ws.seen` must hold at least `range` flags (see [`prim::mark_seen`]).
+/// Every valid item and every map block taken must be below `range`, and `ws.seen` must
+/// hold at least `range` flags (see [`prim::mark_seen`]); the table holds every entry the
+/// blocks index (see [`prim::distinct_short_gathered`]).
+#[allow(clippy::too_many_arguments)]
 unsafe fn distinct(
     dev: &Device,
     ws: &mut AdaptWorkspace,
-    n: usize,
+    (list, marked): (Gathered<'_>, &Counts),
     range: usize,
     target: Target,
     slot: usize,
     per: usize,
 ) -> Result<ListLen> {
+    let n = list.items();
     let m = match target {
         Target::SetWithMap(m) => m,
         Target::Map | Target::Set => 0,
     };
     let bound = range.min(n + m);
     let counted = bound.saturating_mul(per) <= ws.counted_max_items;
-    let short = n + m <= ws.distinct_short_max.min(DISTINCT_MAX);
-    let AdaptWorkspace { map, set, gathered, gathered_valid, scratch, counts, seen, .. } = ws;
+    let short = short_list(ws, n, m);
+    let AdaptWorkspace {
+        map,
+        set,
+        gathered,
+        gathered_valid,
+        scratch,
+        counts,
+        seen,
+        to_refine,
+        to_coarsen,
+        marked: all,
+        ..
+    } = ws;
     let (out, map): (&mut Buffer<u32>, Option<&Buffer<u32>>) = match target {
         Target::Map => (map, None),
         Target::Set => (set, None),
@@ -707,8 +783,24 @@ unsafe fn distinct(
     };
     let extra = map.filter(|_| m > 0).map(|b| (b, m));
     if short {
+        let blocks = match (list.blocks, map) {
+            (Blocks::Marked, _) => marked.marked_list(to_refine, to_coarsen, all),
+            (Blocks::Map, Some(map)) => map,
+            (Blocks::Map, None) => return Err(Error::invalid("distinct blocks", "the map", "with Target::SetWithMap")),
+        };
         ensure(dev, out, n + m)?;
-        prim::distinct_short(dev, scratch, (gathered, Some(gathered_valid), n), extra, out, (counts, slot))?;
+        // SAFETY: the caller's contract.
+        unsafe {
+            prim::distinct_short_gathered(
+                dev,
+                scratch,
+                (blocks, list.count),
+                (list.table, list.gather),
+                extra,
+                out,
+                (counts, slot),
+            )?
+        };
         return Ok(if counted {
             ListLen::OnDevice { bound, slot }
         } else {

@@ -52,7 +52,7 @@ mod seen;
 mod sort;
 pub use deferred::{compact_deferred, remove_if_deferred};
 pub use pack::pack_blocks;
-pub use seen::{distinct_short, mark_seen, take_seen, take_seen_deferred};
+pub use seen::{distinct_short, distinct_short_gathered, mark_seen, take_seen, take_seen_deferred, Gather};
 pub use sort::{scatter, sort_by_key};
 
 /// Inputs up to this size are sorted on CUDA by [`RankSort`](k::RankSort) (one launch,

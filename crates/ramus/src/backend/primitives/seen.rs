@@ -136,16 +136,101 @@ pub fn distinct_short(
     (ids, valid, n): (&Buffer<u32>, Option<&Buffer<u32>>, usize),
     extra: Option<(&Buffer<u32>, usize)>,
     out: &mut Buffer<u32>,
-    (counts, slot): (&mut Buffer<u64>, usize),
+    counts: (&mut Buffer<u64>, usize),
 ) -> Result<()> {
-    let m = extra.map_or(0, |(_, m)| m);
-    let len = n.checked_add(m).filter(|&l| l <= d::DISTINCT_MAX).ok_or_else(|| {
-        Error::invalid("distinct_short n + m", format!("{n} + {m}"), format!("at most {} items", d::DISTINCT_MAX))
-    })?;
     check(dev, ids, n, "distinct_short ids")?;
     if let Some(v) = valid {
         check(dev, v, n, "distinct_short flags")?;
     }
+    let valid = match valid {
+        Some(v) => v.slice(..n)?,
+        None => DeviceSlice::none(),
+    };
+    let items = Items { ids: ids.slice(..n)?, valid, table: DeviceSlice::none(), per: 1, children: false, n };
+    // SAFETY: without a table the launch checks every buffer the kernel reads.
+    unsafe { launch_distinct(dev, scratch, items, extra, out, counts) }
+}
+
+/// What a gathered [`distinct_short_gathered`] reads for each of its blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gather {
+    /// `per` entries of the table per block: `table[b per + k]` (a block's links, or
+    /// with `per = 1` one entry such as its parent).
+    Entries {
+        /// Entries per block.
+        per: usize,
+    },
+    /// The block's children: `table[b] + k` for `k < per` (`table`: first children).
+    Children {
+        /// Children per block.
+        per: usize,
+    },
+}
+
+/// [`distinct_short`] of items gathered from `table` for the blocks `blocks[..n]`
+/// ([`Gather`]; an entry `< 0` is no item): the gather kernel and its list of
+/// `n × per` items are saved. At most [`DISTINCT_MAX`](d::DISTINCT_MAX) items with `extra`.
+///
+/// # Safety
+/// `table` holds every entry that the IDs in `blocks[..n]` index (`b per + per` entries
+/// for [`Gather::Entries`], `b + 1` for [`Gather::Children`]): the launch checks the
+/// buffers' lengths, not the IDs in them.
+pub unsafe fn distinct_short_gathered(
+    dev: &Device,
+    scratch: &mut Scratch,
+    (blocks, n): (&Buffer<u32>, usize),
+    (table, gather): (&Buffer<i32>, Gather),
+    extra: Option<(&Buffer<u32>, usize)>,
+    out: &mut Buffer<u32>,
+    counts: (&mut Buffer<u64>, usize),
+) -> Result<()> {
+    let (per, children) = match gather {
+        Gather::Entries { per } => (per, false),
+        Gather::Children { per } => (per, true),
+    };
+    if per == 0 || per > u32::MAX as usize {
+        return Err(Error::invalid("distinct_short_gathered per", per, "1 to 2^32 - 1"));
+    }
+    check(dev, blocks, n, "distinct_short_gathered blocks")?;
+    let items = Items {
+        ids: blocks.slice(..n)?,
+        valid: DeviceSlice::none(),
+        table: table.view(),
+        per,
+        children,
+        n: n.checked_mul(per).ok_or_else(|| Error::invalid("distinct_short_gathered n × per", n, "fewer items"))?,
+    };
+    // SAFETY: the caller's contract covers the table's entries.
+    unsafe { launch_distinct(dev, scratch, items, extra, out, counts) }
+}
+
+/// The first part of a short distinct's list: `n` items.
+struct Items<'a> {
+    ids: DeviceSlice<'a, u32>,
+    valid: DeviceSlice<'a, u32>,
+    table: DeviceSlice<'a, i32>,
+    per: usize,
+    children: bool,
+    n: usize,
+}
+
+/// One launch of the short distinct (or the count 0 for an empty list).
+///
+/// # Safety
+/// With a table, it holds every entry the blocks in `items.ids` index.
+unsafe fn launch_distinct(
+    dev: &Device,
+    scratch: &mut Scratch,
+    items: Items<'_>,
+    extra: Option<(&Buffer<u32>, usize)>,
+    out: &mut Buffer<u32>,
+    (counts, slot): (&mut Buffer<u64>, usize),
+) -> Result<()> {
+    let n = items.n;
+    let m = extra.map_or(0, |(_, m)| m);
+    let len = n.checked_add(m).filter(|&l| l <= d::DISTINCT_MAX).ok_or_else(|| {
+        Error::invalid("distinct_short n + m", format!("{n} + {m}"), format!("at most {} items", d::DISTINCT_MAX))
+    })?;
     if let Some((e, m)) = extra {
         check(dev, e, m, "distinct_short extra")?;
     }
@@ -156,11 +241,11 @@ pub fn distinct_short(
     }
     let repeat = grow(dev, &mut scratch.local, len)?;
     let args = d::DistinctArgs::<Views> {
-        ids: ids.slice(..n)?,
-        valid: match valid {
-            Some(v) => v.slice(..n)?,
-            None => DeviceSlice::none(),
-        },
+        ids: items.ids,
+        valid: items.valid,
+        table: items.table,
+        per: items.per as u32,
+        children: items.children as u32,
         extra: match extra {
             Some((e, m)) if m > 0 => e.slice(..m)?,
             _ => DeviceSlice::none(),
@@ -172,7 +257,8 @@ pub fn distinct_short(
         m: m as u32,
     };
     // SAFETY: the slices hold the `n + m ≤ DISTINCT_MAX` items the kernel reads and the
-    // `n + m` it may write (the launch checks them); distinct values have distinct ranks.
+    // `n + m` it may write (the launch checks them; a table's entries are the caller's);
+    // distinct values have distinct ranks.
     unsafe {
         match dev {
             Device::Cpu => dev.launch::<d::DistinctSerial>(1, args),
