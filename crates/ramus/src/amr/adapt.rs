@@ -147,7 +147,8 @@ impl<D: Dim> Mesh<D> {
 
     /// Preparation: sanitizes the marks and lists the requests: the leaves to refine in
     /// `ws.to_refine`, the parents to coarsen in `ws.to_coarsen`, both ascending, and all
-    /// of them in `ws.marked`; hands out fresh IDs if needed. `None` (marks cleared) if
+    /// of them in `ws.marked` if there are both ([`Counts::marked_list`]); hands out fresh
+    /// IDs if needed. `None` (marks cleared) if
     /// there is nothing to do; [`Error::OutOfMemory`] (marks cleared, forest unchanged) if
     /// the gap set cannot hold the new children.
     fn preparation(&mut self, ws: &mut AdaptWorkspace) -> Result<Option<Counts>> {
