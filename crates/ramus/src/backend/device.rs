@@ -15,7 +15,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
 
-use ramus_kernels::launch::Kernel;
+use ramus_kernels::launch::{CpuRun, Kernel};
 use ramus_kernels::memory::{ArgBytes, Family, Rebuild};
 use ramus_kernels::registry::Entry;
 
@@ -67,6 +67,23 @@ const STAGING_BYTES: usize = 4096;
 /// Items per call of a kernel's host entry point on the CPU backend (rayon's unit of
 /// work; the smallest share a thread takes, as `with_min_len(1024)` was before).
 const CPU_CHUNK: usize = 1024;
+
+/// Runs items `0..n` of a kernel's host entry point on rayon's pool, in ranges of
+/// [`CPU_CHUNK`] items. Not generic over the kernel, so that rayon's job machinery is
+/// compiled once, not again for every kernel type in every crate that launches one (it
+/// was about a fifth of each example's and test binary's code).
+///
+/// # Safety
+/// `args` points to the arguments `run` expects, alive until this returns, and every item
+/// of `0..n` is valid for them (the contract of [`CpuRun`]).
+unsafe fn run_cpu(run: CpuRun, n: usize, args: *const ()) {
+    let at = args as usize;
+    (0..n.div_ceil(CPU_CHUNK)).into_par_iter().for_each(|c| {
+        let start = c * CPU_CHUNK;
+        // SAFETY: this function's contract; `at` outlives `for_each`.
+        unsafe { run(start, (start + CPU_CHUNK).min(n), at as *const ()) }
+    });
+}
 
 /// Where kernels run and buffers live.
 #[derive(Clone)]
@@ -281,15 +298,10 @@ impl Device {
         match self {
             Device::Cpu => {
                 // Through the registry's host entry point, compiled once in `ramus-kernels`
-                // (not again in every crate that launches `K`), in ranges of `CPU_CHUNK` items.
-                let run = K::cpu_run();
-                let at = &args as *const K::Args as usize;
-                (0..n.div_ceil(CPU_CHUNK)).into_par_iter().for_each(|c| {
-                    let start = c * CPU_CHUNK;
-                    // SAFETY: `at` is the address of `args`, alive until `for_each` returns;
-                    // the items are within `0..n`, checked by `lower` as the PTX launch is.
-                    unsafe { run(start, (start + CPU_CHUNK).min(n), at as *const ()) }
-                });
+                // (not again in every crate that launches `K`).
+                // SAFETY: `args` is a `K::Args`, alive until `run_cpu` returns; the items
+                // `0..n` are checked by `lower` as the PTX launch is.
+                unsafe { run_cpu(K::cpu_run(), n, &args as *const K::Args as *const ()) };
                 Ok(())
             }
             Device::Cuda(c) => {
