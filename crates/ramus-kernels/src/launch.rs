@@ -19,21 +19,21 @@ use crate::memory::{Family, Lens};
 #[cfg(not(target_arch = "nvptx64"))]
 pub type CpuRun = unsafe fn(start: usize, end: usize, args: *const ());
 
-/// [`CpuRun`] for `K`. The registry instantiates it for every registered kernel in a
-/// static table of this crate, so the kernels are compiled for the host once, here,
-/// instead of again in every crate that launches them (release builds do not share
-/// generic instances between crates).
+/// [`CpuRun`] for `K`, each item through `item` (`K::run`, instantiated by the caller). The
+/// registry instantiates it for every registered kernel in a static table of this crate,
+/// so the kernels are compiled for the host once, here, instead of again in every crate
+/// that launches them (release builds do not share generic instances between crates).
 ///
 /// # Safety
-/// As [`CpuRun`].
+/// As [`CpuRun`]; `item` runs item `i` of `K` as [`Kernel::run`] does.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-pub unsafe fn run_items<K: Kernel>(start: usize, end: usize, args: *const ()) {
+pub unsafe fn run_items<K: Kernel>(start: usize, end: usize, args: *const (), item: unsafe fn(usize, &K::Args)) {
     // SAFETY: the caller passes the address of a `K::Args` (the contract of `CpuRun`).
     let args = unsafe { &*args.cast::<K::Args>() };
     for i in start..end {
         // SAFETY: the caller's contract covers every item of the range.
-        unsafe { K::run(i, args) }
+        unsafe { item(i, args) }
     }
 }
 
