@@ -213,14 +213,31 @@ amr_kernel!(
     }
 );
 
+/// Sort key of block `b` in [`LevelKeys`] and [`LevelGroups`]: the level of its children.
+#[inline(always)]
+unsafe fn level_key(p: &super::args::Pool, b: usize) -> u32 {
+    (*p.level.add(b) + 1) as u32
+}
+
+/// Sorted value of block `b` in [`LevelKeys`] and [`LevelGroups`]: its first child if
+/// `first_child == 1`, else the block itself.
+#[inline(always)]
+unsafe fn level_value(p: &super::args::Pool, b: usize, first_child: u32) -> u32 {
+    if first_child == 1 {
+        *p.child.add(b) as u32
+    } else {
+        b as u32
+    }
+}
+
 amr_kernel!(
     /// Sort keys by level: `keys[i] = level[blocks[i]] + 1` (the level of the children) and
     /// `values[i] = child[blocks[i]]` if `first_child == 1`, else `blocks[i]`.
     LevelKeys, LevelKeysArgs, items(l) = l.blocks.min(l.keys).min(l.values), |i, a| {
         let p = &a.pool;
         let b = *a.blocks.add(i) as usize;
-        *a.keys.add(i) = (*p.level.add(b) + 1) as u32;
-        *a.values.add(i) = if a.first_child == 1 { *p.child.add(b) as u32 } else { b as u32 };
+        *a.keys.add(i) = level_key(p, b);
+        *a.values.add(i) = level_value(p, b, a.first_child);
     }
 );
 
@@ -238,7 +255,7 @@ amr_kernel!(
     }, |i, a| {
         let p = &a.pool;
         let n = a.count as usize;
-        let key = |j: usize| (*p.level.add(*a.blocks.add(j) as usize) + 1) as u32;
+        let key = |j: usize| level_key(p, *a.blocks.add(j) as usize);
         if i < n {
             let k = key(i);
             let mut rank = 0usize;
@@ -246,8 +263,7 @@ amr_kernel!(
                 let kj = key(j);
                 rank += (kj < k || (kj == k && j < i)) as usize;
             }
-            let b = *a.blocks.add(i) as usize;
-            *a.values.add(rank) = if a.first_child == 1 { *p.child.add(b) as u32 } else { b as u32 };
+            *a.values.add(rank) = level_value(p, *a.blocks.add(i) as usize, a.first_child);
         } else {
             let l = (i - n) as u32;
             let mut below = 0u32;

@@ -288,7 +288,8 @@ impl<D: Dim> Mesh<D> {
     fn minimal_map(&mut self, ws: &mut AdaptWorkspace, n: &mut Counts) -> Result<()> {
         let dev = self.device.clone();
         let items = n.marked() * D::NEIGHBORS;
-        if !short_list(ws, items, 0) {
+        let short = short_list(ws, items, 0);
+        if !short {
             ensure(&dev, &mut ws.gathered, items)?;
             ensure(&dev, &mut ws.gathered_valid, items)?;
             let AdaptWorkspace { to_refine, to_coarsen, marked, gathered, gathered_valid, .. } = &mut *ws;
@@ -304,6 +305,7 @@ impl<D: Dim> Mesh<D> {
             count: n.marked(),
             table: &self.nbr,
             gather: prim::Gather::Entries { per: D::NEIGHBORS },
+            short,
         };
         // SAFETY: the neighbours are active blocks (invalid links are negative), below
         // `high_water`, which `ws.seen` holds; `nbr` holds N_nb links per pool block.
@@ -441,7 +443,8 @@ impl<D: Dim> Mesh<D> {
         // `ws.gathered` also takes BranchStatus's output below, one per distinct parent.
         ensure(&dev, &mut ws.gathered, n.marked())?;
         ensure(&dev, &mut ws.gathered_valid, n.marked())?;
-        if !short_list(ws, n.marked(), 0) {
+        let short = short_list(ws, n.marked(), 0);
+        if !short {
             let AdaptWorkspace { to_refine, to_coarsen, marked, gathered, gathered_valid, .. } = &mut *ws;
             let marked = n.marked_list(to_refine, to_coarsen, marked);
             let a = amr_args!(
@@ -455,6 +458,7 @@ impl<D: Dim> Mesh<D> {
             count: n.marked(),
             table: &self.parent,
             gather: prim::Gather::Entries { per: 1 },
+            short,
         };
         // SAFETY: the parents of marked blocks are active, below `high_water` (`ws.seen`
         // holds that many flags); `parent` holds one entry per pool block.
@@ -475,7 +479,8 @@ impl<D: Dim> Mesh<D> {
         // The children of map blocks with children: after S7 a block's `child` is
         // negative exactly when it is a leaf (the forest's invariant), so the short path
         // gathers `child + k` where `child ≥ 0`, as [`GatherChildren`] does by status.
-        if !short_list(ws, n.map * nc, n.map) {
+        let short = short_list(ws, n.map * nc, n.map);
+        if !short {
             ensure(&dev, &mut ws.gathered, n.map * nc)?;
             ensure(&dev, &mut ws.gathered_valid, n.map * nc)?;
             let a = amr_args!(
@@ -489,6 +494,7 @@ impl<D: Dim> Mesh<D> {
             count: n.map,
             table: &self.child,
             gather: prim::Gather::Children { per: nc },
+            short,
         };
         // The map and the children of its refined blocks, sorted and distinct. Links are
         // recomputed for all of them from their parents' `nbr_child`, which is current
@@ -714,6 +720,10 @@ struct Gathered<'t> {
     count: usize,
     table: &'t Buffer<i32>,
     gather: prim::Gather,
+    /// The caller's [`short_list`] decision, taken once: true, [`distinct`] gathers the
+    /// items in its one launch; false, the caller has gathered them, and `distinct`
+    /// flags and compacts. One value for both, so they cannot disagree.
+    short: bool,
 }
 
 impl Gathered<'_> {
@@ -763,7 +773,6 @@ unsafe fn distinct(
     };
     let bound = range.min(n + m);
     let counted = bound.saturating_mul(per) <= ws.counted_max_items;
-    let short = short_list(ws, n, m);
     let AdaptWorkspace {
         map,
         set,
@@ -783,7 +792,7 @@ unsafe fn distinct(
         Target::SetWithMap(_) => (set, Some(&*map)),
     };
     let extra = map.filter(|_| m > 0).map(|b| (b, m));
-    if short {
+    if list.short {
         let blocks = match (list.blocks, map) {
             (Blocks::Marked, _) => marked.marked_list(to_refine, to_coarsen, all),
             (Blocks::Map, Some(map)) => map,
