@@ -266,7 +266,7 @@ macro_rules! registry {
     // generic instance in the code-generation unit of its function's module, so the
     // kernels compile in parallel instead of in one unit. The item is a call, not inlined
     // into the item loop: LLVM then optimises each kernel body once, not again as a loop
-    // body it tries to vectorise (a fifth less compile time, about one call per cell).
+    // body it tries to vectorise (a quarter less compile time, about one call per cell).
     (@cpu_line $name:ident [$k:ty] () []) => {
         registry!(@cpu_module $name);
         pub(in super::super) static $name: &[CpuRun] = &[$name::run::<$k>];
