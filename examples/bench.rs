@@ -1,7 +1,7 @@
 //! Throughput of the fused stream-collide step against the memory-bandwidth limit.
 //!
 //! ```text
-//! cargo run --profile bench --features benchmarks --example bench -- [--backend cuda|cpu] [--quick] [--steps N] [--out FILE]
+//! cargo run --release --features benchmarks --example bench -- [--backend cuda|cpu] [--quick] [--steps N] [--out FILE]
 //! ```
 //!
 //! Measures the copy bandwidth of the device once (device-to-device copies with CUDA

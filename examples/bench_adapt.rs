@@ -6,8 +6,8 @@
 //! launches and two read-backs).
 //!
 //! ```text
-//! cargo run --profile bench --features benchmarks --example bench_adapt                       # CUDA, 3D, up to 10^6 inserted blocks
-//! cargo run --profile bench --features benchmarks --example bench_adapt -- --backend cpu --max-inserted 100000
+//! cargo run --release --features benchmarks --example bench_adapt                       # CUDA, 3D, up to 10^6 inserted blocks
+//! cargo run --release --features benchmarks --example bench_adapt -- --backend cpu --max-inserted 100000
 //! ```
 //!
 //! Set-up: a 3D root grid of `root`³ blocks (default 64³ = 262,144 blocks, 256³ cells),

@@ -66,21 +66,18 @@ bundle() {
     for name in bench_adapt forest cylinder adapt_trace taylor_green; do
         [[ -f examples/$name.rs ]] || continue
         echo "== building examples/$name.rs (release)"
-        # The benchmarks keep every host path at opt-level 3 (Cargo.toml, profile bench).
-        local profile=(--release --features benchmarks)
-        [[ $name == bench_adapt ]] && profile=(--profile bench --features benchmarks)
-        json=$(cargo build "${profile[@]}" --example "$name" --message-format=json)
+        json=$(cargo build --release --features benchmarks --example "$name" --message-format=json)
         exe=$(artifact example "$name" <<<"$json")
         install -m 755 "$exe" "$bundle_dir/$name"
     done
 
     echo "== building examples/bench.rs (release)"
-    json=$(cargo build --profile bench --features benchmarks --example bench --message-format=json)
+    json=$(cargo build --release --features benchmarks --example bench --message-format=json)
     exe=$(artifact example bench <<<"$json")
     install -m 755 "$exe" "$bundle_dir/bench"
 
-    echo "== building examples/cavity.rs (profile bench: host code at opt-level 3, as the figures)"
-    if json=$(cargo build --profile bench --example cavity --message-format=json) \
+    echo "== building examples/cavity.rs (release)"
+    if json=$(cargo build --release --example cavity --message-format=json) \
         && exe=$(artifact example cavity <<<"$json"); then
         install -m 755 "$exe" "$bundle_dir/cavity"
     else
