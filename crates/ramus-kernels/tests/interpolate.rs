@@ -15,6 +15,7 @@ use ramus_kernels::interpolate::{
 use ramus_kernels::interpolate::{split_values, GhostArgs, InterpolateGhosts, RescaleParents};
 use ramus_kernels::launch::Kernel;
 use ramus_kernels::les::LesTransfer;
+use ramus_kernels::registry::Entry;
 use ramus_kernels::stream::{load_cell, store_cell, Field};
 use ramus_kernels::Native;
 use ramus_kernels::{Dim, VelocitySet, D2Q9, D3Q19, D3Q27};
@@ -418,14 +419,21 @@ impl Pool {
     }
 }
 
-fn run_all<K: Kernel>(items: usize, args: &K::Args) {
-    for i in 0..items {
-        // SAFETY: the arguments point into a live pool that holds every block they name.
-        unsafe { K::run(i, args) }
-    }
+/// Items `0..items` of `K` through the registry's host entry point (`Entry::cpu_run`), the
+/// one the CPU backend launches: compiled once in the library, not again in this test.
+fn run_all<K: Kernel + Entry>(items: usize, args: &K::Args) {
+    // SAFETY: `args` is a `K::Args` whose pointers name a live pool holding every block
+    // the items touch (the contract of `CpuRun`).
+    unsafe { K::cpu_run()(0, items, args as *const K::Args as *const ()) }
 }
 
-fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
+fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>()
+where
+    InterpolateChildren<L, f64, Native, ODD, CUBIC>: Entry,
+    RescaleParents<L, f64, Native, ODD>: Entry,
+    InterpolateGhosts<L, f64, Native, CUBIC>: Entry,
+    AverageToParents<L, f64, Native, ODD>: Entry,
+{
     let (m, nc) = (<L::Dim as Dim>::BLOCK_CELLS, <L::Dim as Dim>::CHILDREN);
     let name = format!("{} odd={ODD} cubic={CUBIC}", L::NAME);
     let mut rng = Rng(0xfeed_f00d_1234_4321 ^ (ODD as u64) ^ ((CUBIC as u64) << 1));
@@ -563,24 +571,27 @@ fn kernel_check<L: VelocitySet, const ODD: bool, const CUBIC: bool>() {
     }
 }
 
-fn kernel_checks<L: VelocitySet>() {
-    kernel_check::<L, false, false>();
-    kernel_check::<L, true, false>();
-    kernel_check::<L, false, true>();
-    kernel_check::<L, true, true>();
+/// The four (parity, interpolation) variants of a lattice: a macro, so that each call
+/// names concrete kernels the registry has an entry for.
+macro_rules! kernel_checks {
+    ($l:ty) => {
+        kernel_check::<$l, false, false>();
+        kernel_check::<$l, true, false>();
+        kernel_check::<$l, false, true>();
+        kernel_check::<$l, true, true>();
+    };
 }
 
 #[test]
 fn kernels_match_pure_functions() {
-    kernel_checks::<D2Q9>();
-    kernel_checks::<D3Q19>();
-    kernel_checks::<D3Q27>();
+    kernel_checks!(D2Q9);
+    kernel_checks!(D3Q19);
+    kernel_checks!(D3Q27);
 }
 
 /// Entry-point names follow `<line>_<lattice>_<precision>` (crate::registry).
 #[test]
 fn kernel_names() {
-    use ramus_kernels::registry::Entry;
     assert_eq!(
         <InterpolateChildren<D3Q19, f32, Native, true, true> as Entry>::ENTRY,
         "interpolate_cubic_odd_d3q19_f32"
