@@ -13,10 +13,9 @@ use cudarc::driver::{
     PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
-use rayon::prelude::*;
 
-use ramus_kernels::launch::{CpuRun, Kernel};
-use ramus_kernels::memory::{ArgBytes, Family, Rebuild};
+use ramus_kernels::launch::Kernel;
+use ramus_kernels::memory::{Family, Rebuild};
 use ramus_kernels::registry::Entry;
 
 use super::cuda::{driver_error, open_context, ptx_to_load};
@@ -27,7 +26,10 @@ use super::slice::{ToLens, ToRaw, Views};
 use super::Backend;
 use crate::error::{Error, Result};
 
+mod erased;
 mod readback;
+
+use erased::{run_cpu, RawArgs, Site, Word};
 
 /// An element type buffers can hold.
 pub trait Elem: bytemuck::Pod + DeviceRepr + ValidAsZeroBits + Send + Sync + Default {}
@@ -38,13 +40,6 @@ impl Elem for i32 {}
 impl Elem for u64 {}
 impl Elem for f32 {}
 impl Elem for f64 {}
-
-/// Kernel arguments passed by value.
-#[repr(transparent)]
-#[derive(Clone, Copy)]
-struct ByValue<A>(A);
-// SAFETY: kernel argument structs are `#[repr(C)]` plain data (see `kernel_args!`).
-unsafe impl<A: Copy> DeviceRepr for ByValue<A> {}
 
 /// The CUDA side of a [`Device`].
 pub struct CudaDevice {
@@ -63,27 +58,6 @@ pub struct CudaDevice {
 
 /// Bytes of [`CudaDevice::staging`].
 const STAGING_BYTES: usize = 4096;
-
-/// Items per call of a kernel's host entry point on the CPU backend (rayon's unit of
-/// work; the smallest share a thread takes, as `with_min_len(1024)` was before).
-const CPU_CHUNK: usize = 1024;
-
-/// Runs items `0..n` of a kernel's host entry point on rayon's pool, in ranges of
-/// [`CPU_CHUNK`] items. Not generic over the kernel, so that rayon's job machinery is
-/// compiled once, not again for every kernel type in every crate that launches one (it
-/// was about a fifth of each example's and test binary's code).
-///
-/// # Safety
-/// `args` points to the arguments `run` expects, alive until this returns, and every item
-/// of `0..n` is valid for them (the contract of [`CpuRun`]).
-unsafe fn run_cpu(run: CpuRun, n: usize, args: *const ()) {
-    let at = args as usize;
-    (0..n.div_ceil(CPU_CHUNK)).into_par_iter().for_each(|c| {
-        let start = c * CPU_CHUNK;
-        // SAFETY: this function's contract; `at` outlives `for_each`.
-        unsafe { run(start, (start + CPU_CHUNK).min(n), at as *const ()) }
-    });
-}
 
 /// Where kernels run and buffers live.
 #[derive(Clone)]
@@ -292,32 +266,40 @@ impl Device {
     /// stream order (CUDA) after the launch.
     pub unsafe fn launch<K: Kernel + Entry>(&self, n: usize, args: <K::Args as Family>::With<Views<'_>>) -> Result<()> {
         let args = self.lower::<K>(n, &args)?;
+        // SAFETY: the caller's contract; `args` are `K`'s, checked for `n` items.
+        unsafe { self.launch_site(&Site::of::<K>(), n, &RawArgs::new(&args)) }
+    }
+
+    /// [`Self::launch`] past the argument lowering, for any kernel type (compiled once).
+    ///
+    /// # Safety
+    /// As for [`Self::launch`]; `args` are `site`'s kernel's, checked for `n` items.
+    unsafe fn launch_site(&self, site: &Site, n: usize, args: &RawArgs) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
         match self {
             Device::Cpu => {
                 // Through the registry's host entry point, compiled once in `ramus-kernels`
-                // (not again in every crate that launches `K`).
-                // SAFETY: `args` is a `K::Args`, alive until `run_cpu` returns; the items
-                // `0..n` are checked by `lower` as the PTX launch is.
-                unsafe { run_cpu(K::cpu_run(), n, &args as *const K::Args as *const ()) };
+                // (not again in every crate that launches the kernel).
+                // SAFETY: the caller's contract.
+                unsafe { run_cpu(site.cpu, n, args) };
                 Ok(())
             }
             Device::Cuda(c) => {
-                let name = K::ENTRY;
-                if K::COOPERATIVE {
+                let name = site.entry;
+                if site.cooperative {
                     return Err(Error::Cuda {
                         context: format!("launching {name}"),
                         message: "a cooperative entry point: launch it with `launch_cta`".into(),
                     });
                 }
                 let func = c.function(name)?;
-                let grid = n.div_ceil(K::THREADS as usize);
+                let grid = n.div_ceil(site.threads as usize);
                 let grid = u32::try_from(grid).map_err(|_| Error::invalid("launch size", n, "at most 2^31 CTAs"))?;
-                let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (K::THREADS, 1, 1), shared_mem_bytes: 0 };
+                let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (site.threads, 1, 1), shared_mem_bytes: 0 };
                 // SAFETY: the caller's contract (this function's).
-                unsafe { c.submit(name, func, cfg, Some(n as u64), args) }
+                unsafe { c.submit(site, func, cfg, Some(n as u64), args) }
             }
         }
     }
@@ -337,8 +319,18 @@ impl Device {
         args: <K::Args as Family>::With<Views<'_>>,
     ) -> Result<()> {
         let args = self.lower::<K>(items, &args)?;
-        let name = K::ENTRY;
-        if !K::COOPERATIVE {
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (cta, 1, 1), shared_mem_bytes: shared_bytes };
+        // SAFETY: the caller's contract; `args` are `K`'s, checked for `items` items.
+        unsafe { self.launch_cta_site(&Site::of::<K>(), cfg, &RawArgs::new(&args)) }
+    }
+
+    /// [`Self::launch_cta`] past the argument lowering, for any kernel type.
+    ///
+    /// # Safety
+    /// As for [`Self::launch_cta`]; `args` are `site`'s kernel's.
+    unsafe fn launch_cta_site(&self, site: &Site, cfg: LaunchConfig, args: &RawArgs) -> Result<()> {
+        let name = site.entry;
+        if !site.cooperative {
             return Err(Error::Cuda {
                 context: format!("launching {name}"),
                 message: "not a cooperative entry point: launch it with `launch`".into(),
@@ -349,14 +341,12 @@ impl Device {
                 Err(Error::Cuda { context: format!("launching {name}"), message: "not a CUDA device".into() })
             }
             Device::Cuda(c) => {
-                if grid == 0 {
+                if cfg.grid_dim.0 == 0 {
                     return Ok(());
                 }
                 let func = c.function(name)?;
-                let cfg =
-                    LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (cta, 1, 1), shared_mem_bytes: shared_bytes };
                 // SAFETY: the caller's contract (this function's).
-                unsafe { c.submit(name, func, cfg, None, args) }
+                unsafe { c.submit(site, func, cfg, None, args) }
             }
         }
     }
@@ -365,15 +355,7 @@ impl Device {
     /// to be on this device, `n` checked against [`Kernel::max_items`].
     fn lower<K: Kernel + Entry>(&self, n: usize, args: &<K::Args as Family>::With<Views<'_>>) -> Result<K::Args> {
         let raw = args.raw(&mut ToRaw { device: self })?;
-        if let Some(max) = K::max_items(&args.rebuild(&mut ToLens)?) {
-            if n > max {
-                return Err(Error::invalid(
-                    "launch size",
-                    format!("{n} items of {}", K::ENTRY),
-                    format!("at most {max}, what the argument slices hold"),
-                ));
-            }
-        }
+        check_launch_size(n, K::max_items(&args.rebuild(&mut ToLens)?), K::ENTRY)?;
         Ok(raw)
     }
 
@@ -445,6 +427,18 @@ fn launch_key(k: &mut Vec<u8>, cfg: &LaunchConfig, count: u64) {
         k.extend_from_slice(&v.to_ne_bytes());
     }
     k.extend_from_slice(&count.to_ne_bytes());
+}
+
+/// An error unless `n` items are within `max`, what the argument slices of `entry` hold.
+fn check_launch_size(n: usize, max: Option<usize>, entry: &str) -> Result<()> {
+    match max {
+        Some(max) if n > max => Err(Error::invalid(
+            "launch size",
+            format!("{n} items of {entry}"),
+            format!("at most {max}, what the argument slices hold"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// `start..start + n` if it lies within a buffer of `len` elements, else an
@@ -523,25 +517,27 @@ impl CudaDevice {
     ///
     /// # Safety
     /// As for [`Device::launch`], for the launch as built.
-    unsafe fn submit<A: ArgBytes + Copy + Send + 'static>(
+    unsafe fn submit(
         &self,
-        name: &'static str,
+        site: &Site,
         func: CudaFunction,
         cfg: LaunchConfig,
         count: Option<u64>,
-        args: A,
+        args: &RawArgs,
     ) -> Result<()> {
         let key = |k: &mut Vec<u8>| {
             launch_key(k, &cfg, count.unwrap_or(0));
-            args.arg_bytes(&mut |b| k.extend_from_slice(b));
+            // SAFETY: `args` are `site`'s kernel's (the caller's contract).
+            unsafe { site.key(args, k) };
         };
-        let a = ByValue(args);
+        let (a, name): (Box<[Word]>, _) = (args.words().into(), site.entry);
         let issue: Issue = Box::new(move |stream| {
             let mut launch = stream.launch_builder(&func);
             if let Some(count) = &count {
                 launch.arg(count);
             }
-            launch.arg(&a);
+            // The struct's address: the driver copies the parameter's size from there.
+            launch.arg(&a[0]);
             // SAFETY: the caller's contract (this function's), for the launch as built.
             unsafe { launch.launch(cfg) }.map_err(|e| driver_error(&format!("launching {name}"), e))?;
             Ok(())
