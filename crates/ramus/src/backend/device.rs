@@ -420,6 +420,30 @@ impl Device {
     }
 }
 
+/// Launches `func` on `stream`: the data-parallel wrapper's parameters `(count, args)`
+/// when `count` is given, a cooperative kernel's `(args)` otherwise, `args` being the first
+/// word of the argument struct (the driver copies the parameter's size from there).
+///
+/// # Safety
+/// As for [`Device::launch`], for the launch as built.
+unsafe fn issue_launch(
+    stream: &Arc<CudaStream>,
+    func: &CudaFunction,
+    cfg: LaunchConfig,
+    count: Option<u64>,
+    args: &Word,
+    name: &str,
+) -> Result<()> {
+    let mut launch = stream.launch_builder(func);
+    if let Some(count) = &count {
+        launch.arg(count);
+    }
+    launch.arg(args);
+    // SAFETY: the caller's contract.
+    unsafe { launch.launch(cfg) }.map_err(|e| driver_error(&format!("launching {name}"), e))?;
+    Ok(())
+}
+
 /// The configuration part of a launch's replay key: grid, CTA, shared memory, item count.
 fn launch_key(k: &mut Vec<u8>, cfg: &LaunchConfig, count: u64) {
     let (g, b) = (cfg.grid_dim, cfg.block_dim);
@@ -525,23 +549,20 @@ impl CudaDevice {
         count: Option<u64>,
         args: &RawArgs,
     ) -> Result<()> {
+        let name = site.entry;
+        if !self.graphs.records_here() {
+            // Issued now: nothing to keep, nothing to allocate.
+            // SAFETY: the caller's contract (this function's).
+            return unsafe { issue_launch(&self.stream, &func, cfg, count, args.first(), name) };
+        }
         let key = |k: &mut Vec<u8>| {
             launch_key(k, &cfg, count.unwrap_or(0));
             // SAFETY: `args` are `site`'s kernel's (the caller's contract).
             unsafe { site.key(args, k) };
         };
-        let (a, name): (Box<[Word]>, _) = (args.words().into(), site.entry);
-        let issue: Issue = Box::new(move |stream| {
-            let mut launch = stream.launch_builder(&func);
-            if let Some(count) = &count {
-                launch.arg(count);
-            }
-            // The struct's address: the driver copies the parameter's size from there.
-            launch.arg(&a[0]);
-            // SAFETY: the caller's contract (this function's), for the launch as built.
-            unsafe { launch.launch(cfg) }.map_err(|e| driver_error(&format!("launching {name}"), e))?;
-            Ok(())
-        });
+        let a = args.to_owned();
+        // SAFETY: the caller's contract (this function's), for the launch as recorded.
+        let issue: Issue = Box::new(move |stream| unsafe { issue_launch(stream, &func, cfg, count, a.first(), name) });
         self.issue(name, key, issue)
     }
 

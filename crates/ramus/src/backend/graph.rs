@@ -186,6 +186,13 @@ impl GraphCache {
         true
     }
 
+    /// Whether the calling thread is recording (its launches go to [`Self::record`]; only
+    /// this thread can start or end its recording, so the answer holds until it does).
+    pub fn records_here(&self) -> bool {
+        let r = self.recording.lock().unwrap_or_else(|p| p.into_inner());
+        matches!(r.as_ref(), Some(rec) if rec.thread == std::thread::current().id())
+    }
+
     /// Records a launch of the calling thread if it is recording (the launch is then
     /// issued by [`Self::end`] or [`Self::flush`]); gives `issue` back otherwise.
     /// `key` writes the launch's configuration and argument bytes.

@@ -80,8 +80,8 @@ unsafe impl DeviceRepr for Word {}
 
 /// A kernel's raw argument struct as words: the `#[repr(C)]` struct the PTX entry point
 /// takes by value, copied with its padding (left uninitialised: nothing reads it as
-/// numbers; the key reads the fields through [`Site::key`]). Lives on the stack; only
-/// [`Self::words`] are copied on.
+/// numbers; the key reads the fields through [`Site::key`]). Lives on the stack; a launch
+/// issued now passes its address, a recorded one keeps [`Self::to_owned`].
 pub(super) struct RawArgs {
     words: [Word; ARG_WORDS],
     len: usize,
@@ -109,9 +109,45 @@ impl RawArgs {
         self.words.as_ptr().cast()
     }
 
-    /// The words that hold the struct (at least one).
-    pub fn words(&self) -> &[Word] {
-        &self.words[..self.len.max(1)]
+    /// The first word: the struct's address as a launch parameter.
+    pub fn first(&self) -> &Word {
+        &self.words[0]
+    }
+
+    /// A copy of the words that hold the struct, for a launch issued later (recorded):
+    /// inline up to [`INLINE_WORDS`], in the launch closure's own allocation.
+    pub fn to_owned(&self) -> OwnedArgs {
+        let words = &self.words[..self.len.max(1)];
+        if words.len() <= INLINE_WORDS {
+            let mut inline = [Word(MaybeUninit::uninit()); INLINE_WORDS];
+            inline[..words.len()].copy_from_slice(words);
+            OwnedArgs::Inline(inline)
+        } else {
+            OwnedArgs::Boxed(words.into())
+        }
+    }
+}
+
+/// Words [`OwnedArgs`] keeps inline: every argument struct but those with
+/// [`Shapes`](ramus_kernels::shape::Shapes).
+const INLINE_WORDS: usize = 32;
+
+/// A recorded launch's copy of its argument words ([`RawArgs::to_owned`]).
+// Inline on purpose: it lives in the launch closure's box, so the common sizes need no
+// allocation of their own.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum OwnedArgs {
+    Inline([Word; INLINE_WORDS]),
+    Boxed(Box<[Word]>),
+}
+
+impl OwnedArgs {
+    /// The first word: the struct's address as a launch parameter.
+    pub fn first(&self) -> &Word {
+        match self {
+            OwnedArgs::Inline(w) => &w[0],
+            OwnedArgs::Boxed(w) => &w[0],
+        }
     }
 }
 
