@@ -53,6 +53,10 @@ pub mod criterion;
 pub mod curved;
 pub mod distinct;
 pub mod eddy;
+// Tests' CTA emulator (host threads and a barrier): host only, not part of the API.
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+pub mod emulate;
 pub mod guard;
 pub mod interpolate;
 pub mod lattice;

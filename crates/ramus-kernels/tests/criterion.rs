@@ -3,16 +3,14 @@
 //! the same marks as the serial CPU kernel, in both AA layouts, on a grid of blocks with
 //! walls, periodic links and a block that is not a leaf.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use ramus_kernels::amr::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE};
 use ramus_kernels::block::{boundary_link, face, link_offset};
 use ramus_kernels::collide::{equilibrium_dir, usq_term};
 use ramus_kernels::criterion::{
     vorticity_mark_cooperative, CriterionArgs, VorticityMarkSerial, CRITERION_CTA, CRITERION_SHARED_BYTES,
 };
+use ramus_kernels::emulate::run_ctas;
 use ramus_kernels::launch::Kernel;
-use ramus_kernels::primitives::Cta;
 use ramus_kernels::stream::pool_index;
 use ramus_kernels::{Dim, Native, VelocitySet, D2Q9, D3Q19, D3Q27};
 
@@ -20,54 +18,6 @@ use ramus_kernels::{Dim, Native, VelocitySet, D2Q9, D3Q19, D3Q27};
 const B: usize = 3;
 /// Untouched-mark sentinel.
 const UNSET: i32 = 77;
-
-/// `__syncthreads` of the emulated CTA: its threads yield until the last one arrives.
-/// (`std::sync::Barrier` wakes all 128 threads through one condition variable at every
-/// crossing: on two cores that made this test take 11 s.)
-struct Barrier {
-    threads: usize,
-    arrived: AtomicUsize,
-    generation: AtomicUsize,
-}
-
-impl Barrier {
-    fn new(threads: usize) -> Self {
-        Self { threads, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) }
-    }
-    fn wait(&self) {
-        let g = self.generation.load(Ordering::Acquire);
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
-            self.arrived.store(0, Ordering::Relaxed);
-            self.generation.fetch_add(1, Ordering::Release);
-        } else {
-            while self.generation.load(Ordering::Acquire) == g {
-                std::thread::yield_now();
-            }
-        }
-    }
-}
-
-struct Emu<'a> {
-    t: usize,
-    b: usize,
-    barrier: &'a Barrier,
-    smem: usize,
-}
-
-impl Cta for Emu<'_> {
-    fn thread(&self) -> usize {
-        self.t
-    }
-    fn block(&self) -> usize {
-        self.b
-    }
-    fn sync(&self) {
-        self.barrier.wait();
-    }
-    fn shared(&self) -> *mut u64 {
-        self.smem as *mut u64
-    }
-}
 
 /// A `B^D` grid of blocks, periodic in x (and z), with walls on the y faces when `walls`
 /// (else periodic there too); equilibrium populations of a sine velocity field.
@@ -189,30 +139,10 @@ fn run_cooperative<L: VelocitySet, F: ramus_kernels::Real, const ODD: bool>(a: &
 where
     CriterionArgs<F, F>: Sync,
 {
-    // One thread per CTA thread, spawned once: the CTAs run one after another, each on
-    // shared memory filled with a pattern again (spawning per CTA made this test 15 s).
-    let words = CRITERION_SHARED_BYTES as usize / 8;
-    let mut smem = vec![0u64; words];
-    let smem = smem.as_mut_ptr() as usize;
-    let barrier = Barrier::new(CRITERION_CTA as usize);
-    std::thread::scope(|s| {
-        for t in 0..CRITERION_CTA as usize {
-            let barrier = &barrier;
-            s.spawn(move || {
-                for c in 0..items.div_ceil(CRITERION_CTA as usize) {
-                    if t == 0 {
-                        // SAFETY: `words` words at `smem`; every other thread waits below.
-                        unsafe { std::slice::from_raw_parts_mut(smem as *mut u64, words) }.fill(0x5555_5555_5555_5555);
-                    }
-                    barrier.wait();
-                    let cta = Emu { t, b: c, barrier, smem };
-                    // SAFETY: the CTA size, the shared size, arrays for the listed blocks.
-                    unsafe { vorticity_mark_cooperative::<_, L, F, Native, ODD>(&cta, a) };
-                    // Every thread is done with this CTA's shared memory before the refill.
-                    barrier.wait();
-                }
-            });
-        }
+    let (threads, words) = (CRITERION_CTA as usize, CRITERION_SHARED_BYTES as usize / 8);
+    run_ctas(threads, words, items.div_ceil(threads), |cta| {
+        // SAFETY: the CTA size, the shared size, arrays for the listed blocks.
+        unsafe { vorticity_mark_cooperative::<_, L, F, Native, ODD>(cta, a) };
     });
 }
 

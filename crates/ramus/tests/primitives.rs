@@ -284,51 +284,21 @@ fn scratch_is_reused() {
 /// `prim_scan_tiles_*` entries) run on an emulated CTA — 256 host threads, a barrier for
 /// `__syncthreads`, a shared array — gives the same result as the serial CPU tile pass.
 mod cooperative {
-    use std::sync::Barrier;
-
+    use ramus::kernels::emulate::run_ctas;
     use ramus::kernels::launch::Kernel;
-    use ramus::kernels::primitives::{self as k, Cta, ScanArgs, ScanIn, ScanOut, SCAN_CTA, SCAN_SHARED_WORDS, TILE};
+    use ramus::kernels::primitives::{self as k, ScanArgs, ScanIn, ScanOut, SCAN_CTA, SCAN_SHARED_WORDS, TILE};
 
     use super::Rng;
 
-    struct Emu<'a> {
-        t: usize,
-        b: usize,
-        barrier: &'a Barrier,
-        smem: usize,
-    }
-    impl Cta for Emu<'_> {
-        fn thread(&self) -> usize {
-            self.t
-        }
-        fn block(&self) -> usize {
-            self.b
-        }
-        fn sync(&self) {
-            self.barrier.wait();
-        }
-        fn shared(&self) -> *mut u64 {
-            self.smem as *mut u64
-        }
-    }
-
     /// Runs the tile pass over all tiles, CTA by CTA, with garbage in shared memory.
-    fn run_cooperative<I: ScanIn, O: ScanOut>(a: ScanArgs<I, O>, tiles: usize) {
-        for b in 0..tiles {
-            let mut smem = vec![0x5555_5555_5555_5555u64; SCAN_SHARED_WORDS];
-            let smem = smem.as_mut_ptr() as usize;
-            let barrier = Barrier::new(SCAN_CTA as usize);
-            std::thread::scope(|s| {
-                for t in 0..SCAN_CTA as usize {
-                    let barrier = &barrier;
-                    s.spawn(move || {
-                        let cta = Emu { t, b, barrier, smem };
-                        // SAFETY: 256 threads, the shared size, pointers valid for the tile.
-                        unsafe { k::scan_tile_cooperative(&cta, &a) };
-                    });
-                }
-            });
-        }
+    fn run_cooperative<I: ScanIn, O: ScanOut>(a: ScanArgs<I, O>, tiles: usize)
+    where
+        ScanArgs<I, O>: Sync,
+    {
+        run_ctas(SCAN_CTA as usize, SCAN_SHARED_WORDS, tiles, |cta| {
+            // SAFETY: 256 threads, the shared size, pointers valid for the tile.
+            unsafe { k::scan_tile_cooperative(cta, &a) };
+        });
     }
 
     fn run_serial<I: ScanIn, O: ScanOut>(a: ScanArgs<I, O>, tiles: usize) {
@@ -341,7 +311,7 @@ mod cooperative {
     #[test]
     fn emulated_cta_matches_serial_tile_pass() {
         let mut rng = Rng(99);
-        // (An emulated CTA is slow: 256 OS threads and 19 barriers per tile.)
+        // (An emulated CTA is slow: 256 OS threads, 19 barriers per tile.)
         for n in [1usize, 257, 2048, 2049, 3 * TILE + 1000] {
             let tiles = n.div_ceil(TILE);
             let mut input: Vec<u32> =
