@@ -34,6 +34,7 @@ mod adapt;
 mod check;
 mod codes;
 mod hooks;
+mod lists;
 mod mark;
 mod mesh;
 mod root;
