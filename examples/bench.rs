@@ -69,6 +69,10 @@ struct Args {
     /// nine when absent.
     #[arg(long)]
     only: Vec<String>,
+    /// Launch every kernel after the one before it has ended (no programmatic dependent
+    /// launch; for comparing the two, see `Forest::set_dependent_launches`).
+    #[arg(long)]
+    no_dependent_launches: bool,
     #[command(flatten)]
     #[serde(flatten)]
     physics: support::CollisionFlags,
@@ -94,6 +98,7 @@ struct Plan {
     copy_bytes: usize,
     collision: ramus::Collision,
     les: ramus::Les,
+    dependent_launches: bool,
 }
 
 impl Plan {
@@ -114,6 +119,7 @@ impl Plan {
             warmup: even(args.warmup),
             reps: args.reps.unwrap_or(reps).max(1),
             copy_bytes: args.copy_bytes.unwrap_or(copy_bytes),
+            dependent_launches: !args.no_dependent_launches,
             collision: ramus::Collision::Bgk,
             les: ramus::Les::None,
         }
@@ -163,6 +169,7 @@ fn run_case<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float, S: PoolStorage<F>>
         config = config.boundary(face, Boundary::Periodic);
     }
     let mut forest = Forest::<D, Q, F, S>::new(config).context("building the forest")?;
+    forest.set_dependent_launches(plan.dependent_launches);
     let k = 2.0 * std::f64::consts::PI / n as f64;
     let dim = D::D;
     forest

@@ -25,7 +25,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use ramus::amr::{AdaptReport, AdaptWorkspace, Capacity, Mesh, MeshSpec, ADAPT_STEPS, DISTINCT_SHORT_MAX};
 use ramus::backend::primitives::{distinct_short, Scratch};
-use ramus::backend::Device;
+use ramus::backend::{Device, DeviceCounters};
 use ramus::Mark;
 use ramus::{Backend, Boundary, D3};
 
@@ -52,6 +52,10 @@ struct Args {
     /// (`AdaptWorkspace::distinct_short_max`; 0: always by the per-ID flag array).
     #[arg(long, default_value_t = DISTINCT_SHORT_MAX)]
     distinct_short_max: usize,
+    /// Launch every kernel after the one before it has ended (no programmatic dependent
+    /// launch; see `Device::set_dependent_launches`).
+    #[arg(long)]
+    no_dependent_launches: bool,
     /// Also write the tables to this file.
     #[arg(long)]
     out: Option<std::path::PathBuf>,
@@ -87,10 +91,21 @@ fn new_mesh(device: &Device, root: usize, capacity: usize) -> Result<Mesh<D3>> {
 
 /// Refines root blocks `0..k` (timed), then coarsens them back (not timed).
 fn refine_and_reset(mesh: &mut Mesh<D3>, ws: &mut AdaptWorkspace, k: usize) -> Result<AdaptReport> {
+    refine_and_reset_counted(mesh, ws, k).map(|(r, _)| r)
+}
+
+/// [`refine_and_reset`], with what the refining adapt asked of a CUDA device.
+fn refine_and_reset_counted(
+    mesh: &mut Mesh<D3>,
+    ws: &mut AdaptWorkspace,
+    k: usize,
+) -> Result<(AdaptReport, Option<DeviceCounters>)> {
     let profile = ws.profile;
     let ids: Vec<u32> = (0..k as u32).collect();
     mesh.mark_blocks(&ids, Mark::Refine)?;
+    let before = mesh.device().counters();
     let report = mesh.adapt_with(ws).context("refining")?;
+    let counted = mesh.device().counters().zip(before).map(|(now, then)| now - then);
     anyhow::ensure!(report.refined == k, "expected {k} refinements, got {}", report.refined);
     let children: Vec<u32> = mesh.leaf_geometry()?.into_iter().filter(|g| g.level == 1).map(|g| g.id).collect();
     mesh.mark_blocks(&children, Mark::Coarsen)?;
@@ -99,7 +114,7 @@ fn refine_and_reset(mesh: &mut Mesh<D3>, ws: &mut AdaptWorkspace, k: usize) -> R
     ws.profile = profile;
     let back = back?;
     anyhow::ensure!(back.coarsened == k, "expected {k} coarsenings, got {}", back.coarsened);
-    Ok(report)
+    Ok((report, counted))
 }
 
 /// Launches per [`launch_cost`] measurement: well below the driver's queue of pending
@@ -149,9 +164,10 @@ fn launch_cost(device: &Device, n: usize) -> Result<[Duration; 3]> {
 fn run(args: &Args) -> Result<String> {
     let backend: Backend = args.backend.parse()?;
     let device = Device::new(backend)?;
+    let dependent = device.set_dependent_launches(!args.no_dependent_launches);
     let n_root = args.root.pow(3);
     let mut md = String::new();
-    writeln!(md, "Device: {} (backend {})", device.name(), device.backend())?;
+    writeln!(md, "Device: {} (backend {}; dependent launches {dependent})", device.name(), device.backend())?;
     writeln!(
         md,
         "Root grid {r}³ blocks ({n_root} blocks, {c}³ cells), D3, median of {} runs.",
@@ -214,9 +230,14 @@ fn run(args: &Args) -> Result<String> {
     // Fixed cost: no marks (early exit), and one refined block.
     let mut empty = Vec::new();
     let mut one = Vec::new();
+    let (mut empty_counts, mut one_counts) = (None, None);
     for _ in 0..args.reps.max(5) {
+        let before = device.counters();
         empty.push(mesh.adapt_with(&mut ws)?.total());
-        one.push(refine_and_reset(&mut mesh, &mut ws, 1)?.total());
+        empty_counts = device.counters().zip(before).map(|(now, then)| now - then);
+        let (report, counted) = refine_and_reset_counted(&mut mesh, &mut ws, 1)?;
+        one.push(report.total());
+        one_counts = counted;
     }
     writeln!(md)?;
     writeln!(
@@ -225,6 +246,14 @@ fn run(args: &Args) -> Result<String> {
         ms(median(empty)),
         ms(median(one))
     )?;
+    if let (Some(e), Some(o)) = (empty_counts, one_counts) {
+        writeln!(
+            md,
+            "Submissions: adapt with no marks {} kernel launches, {} host waits; refining 1 block {} kernel \
+             launches, {} host waits.",
+            e.kernel_launches, e.host_waits, o.kernel_launches, o.host_waits
+        )?;
+    }
 
     // The cost of one launch: short lists deduplicated one after the other (one CTA each).
     let [issue, done, behind] = launch_cost(&device, LAUNCHES)?;

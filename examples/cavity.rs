@@ -153,6 +153,11 @@ struct Args {
     /// CUDA graph (for comparing the two; see `Forest::set_launch_graphs`).
     #[arg(long)]
     no_graphs: bool,
+    /// Launch every kernel after the one before it has ended instead of overlapping its
+    /// start with that end (programmatic dependent launch, Hopper and later; for comparing
+    /// the two; see `Forest::set_dependent_launches`).
+    #[arg(long)]
+    no_dependent_launches: bool,
     /// Run exactly this many root steps instead of `--passes` (e.g. for benchmarks).
     #[arg(long)]
     steps: Option<u64>,
@@ -194,6 +199,7 @@ struct Setup {
     out: PathBuf,
     profile: bool,
     no_graphs: bool,
+    no_dependent_launches: bool,
     /// SI scales, with `[units]`.
     scales: Option<Scales>,
     /// The output flags in root steps.
@@ -274,6 +280,7 @@ impl Args {
             out: self.out,
             profile: self.profile,
             no_graphs: self.no_graphs,
+            no_dependent_launches: self.no_dependent_launches,
             scales,
             output,
             checkpoint_every: self.checkpoint_every,
@@ -336,6 +343,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     let (mut forest, mut history) = start::<D, Q, F, S>(s)?;
     forest.set_profiling(s.profile);
     forest.set_launch_graphs(!s.no_graphs);
+    let dependent = forest.set_dependent_launches(!s.no_dependent_launches);
     let steps = s.steps;
     let dim = D::D;
     let first_step = forest.steps();
@@ -463,7 +471,12 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
         s.config.collision.name(),
         s.config.les.name()
     );
-    println!("backend: {} ({})", forest.backend(), forest.device_name());
+    println!(
+        "backend: {} ({}){}",
+        forest.backend(),
+        forest.device_name(),
+        if dependent { "; programmatic dependent launches" } else { "" }
+    );
     println!(
         "lid passes: {:.3}, steps: {done} of {steps}{}, time in advance: {secs:.2} s",
         done as f64 * c.lid / c.n as f64,
@@ -481,6 +494,9 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     );
     if t.graph_captures + t.graph_replays > 0 {
         println!("root steps as CUDA graphs: {} captured, {} replayed", t.graph_captures, t.graph_replays);
+    }
+    if forest.backend() == ramus::Backend::Cuda {
+        support::print_submissions(&t);
     }
     if s.profile {
         support::print_profile(&t);
@@ -566,6 +582,10 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     summary["les"] = serde_json::to_value(s.config.les)?;
     summary["graph_captures"] = t.graph_captures.into();
     summary["graph_replays"] = t.graph_replays.into();
+    summary["dependent_launches"] = dependent.into();
+    if forest.backend() == ramus::Backend::Cuda {
+        summary["submissions"] = support::submissions_json(&t);
+    }
     // A diverged run writes only its summary: no file with non-finite numbers.
     if finite {
         support::write_centerlines(&s.out, s.cavity.dim, &lines)?;

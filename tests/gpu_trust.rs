@@ -142,18 +142,23 @@ fn reads_mid_run_leave_the_run_unchanged_on_both_backends() {
     reads_leave_the_run_unchanged::<D3, D3Q19, f32>(3, 16, 32);
 }
 
-/// Root steps replayed as CUDA graphs (`Forest::set_launch_graphs`, on by default) run
-/// bitwise the launches of the direct path: an adaptive cavity with graphs equals the same
+/// Root steps replayed as CUDA graphs (`Forest::set_launch_graphs`, on by default), with
+/// programmatic dependent launches where the GPU has them, run bitwise the launches of the
+/// direct, fully serialised path: an adaptive cavity with graphs equals the same
 /// run launching kernel by kernel and the CPU run, through adaptations (new graphs) and
 /// mid-run reads (which end a recording); graphs are captured and replayed.
 fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: u32, n: usize, total: u64) {
     let what = format!("{dim}D {} {}", Q::NAME, F::NAME);
     let mut direct = Forest::<D, Q, F>::new(amr_cavity(Backend::Cuda, dim, n, 3)).expect("forest");
     direct.set_launch_graphs(false);
+    // Every kernel after the one before it has ended (the graph run below overlaps them
+    // where the GPU can: programmatic dependent launch, on by default from Hopper on).
+    assert!(!direct.set_dependent_launches(false), "{what}: dependent launches off");
     direct.advance(total).expect("direct run");
     assert_eq!(direct.timings().graph_captures + direct.timings().graph_replays, 0, "{what}: graphs while off");
     let want = direct.distributions().unwrap();
     let mut graphs = Forest::<D, Q, F>::new(amr_cavity(Backend::Cuda, dim, n, 3)).expect("forest");
+    let dependent = graphs.set_dependent_launches(true);
     graphs.advance(total / 2 + 1).expect("graph run");
     graphs.leaf_cells().expect("a read mid-run");
     graphs.advance(total - graphs.steps()).expect("graph run after the read");
@@ -172,9 +177,28 @@ fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: 
     let mut cpu = Forest::<D, Q, F>::new(amr_cavity(Backend::Cpu, dim, n, 3)).expect("forest");
     cpu.advance(total).expect("CPU run");
     assert_same_pool(&format!("{what}, graphs vs CPU"), &want, &cpu.distributions().unwrap());
+    // The device's counters: a graph per root step, kernels launched only while capturing;
+    // the adaptations (never recorded) submit the same in both runs; nothing on the CPU.
+    let (d, g) = (direct.timings(), graphs.timings());
+    assert_eq!(d.stepping_submissions.graph_launches, 0, "{what}: graphs while off");
+    assert!(d.stepping_submissions.kernel_launches >= total, "{what}: {:?}", d.stepping_submissions);
+    assert_eq!(g.stepping_submissions.graph_launches, total, "{what}: one graph per root step");
+    assert!(
+        g.stepping_submissions.kernel_launches > 0
+            && g.stepping_submissions.kernel_launches < d.stepping_submissions.kernel_launches,
+        "{what}: captured launches {:?} against direct {:?}",
+        g.stepping_submissions,
+        d.stepping_submissions
+    );
+    assert!(d.adapt.count > 0 && d.adapt.submissions.kernel_launches > 0, "{what}: {:?}", d.adapt.submissions);
+    assert_eq!(d.adapt.submissions, g.adapt.submissions, "{what}: adaptations submit the same");
+    assert_eq!(cpu.device_counters(), None, "{what}: the CPU backend submits nothing");
+    assert_eq!(cpu.timings().adapt.submissions, Default::default(), "{what}: CPU adaptation counts");
     println!(
-        "{what}: {} root steps, {} graphs captured, {} replayed; bitwise the direct CUDA and the CPU run",
-        total, t.graph_captures, t.graph_replays
+        "{what}: {} root steps, {} graphs captured, {} replayed (dependent launches: {dependent}); bitwise the \
+         direct CUDA and the CPU run; \
+         stepping submitted {:?} direct, {:?} with graphs; adaptations {:?}",
+        total, t.graph_captures, t.graph_replays, d.stepping_submissions, g.stepping_submissions, d.adapt.submissions
     );
 }
 

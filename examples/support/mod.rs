@@ -370,6 +370,32 @@ pub fn exit(result: Result<Outcome>) -> std::process::ExitCode {
 }
 
 /// Prints the time per level and routine (`--profile`).
+/// What the host asked of the CUDA device: per root step of the stepping and per
+/// adaptation (kernel launches, graph launches, waits: the cost of a launch-bound run).
+pub fn print_submissions(t: &ramus::Timings) {
+    let per = |n: u64, d: u64| if d > 0 { n as f64 / d as f64 } else { 0.0 };
+    let (s, a) = (&t.stepping_submissions, &t.adapt.submissions);
+    println!(
+        "host submissions per root step: {:.1} kernel launches, {:.2} graph launches, {:.2} waits; \
+         per adaptation: {:.1} kernel launches, {:.1} waits",
+        per(s.kernel_launches, t.root_steps),
+        per(s.graph_launches, t.root_steps),
+        per(s.host_waits, t.root_steps),
+        per(a.kernel_launches, t.adapt.count),
+        per(a.host_waits, t.adapt.count)
+    );
+}
+
+/// [`print_submissions`]'s totals for the run's summary.
+pub fn submissions_json(t: &ramus::Timings) -> serde_json::Value {
+    let c = |d: &ramus::backend::DeviceCounters| {
+        serde_json::json!({ "kernel_launches": d.kernel_launches, "graph_launches": d.graph_launches,
+            "host_waits": d.host_waits })
+    };
+    serde_json::json!({ "stepping": c(&t.stepping_submissions), "adaptation": c(&t.adapt.submissions),
+        "root_steps": t.root_steps, "adaptations": t.adapt.count })
+}
+
 pub fn print_profile(t: &ramus::Timings) {
     for (l, lt) in t.levels.iter().enumerate() {
         println!(

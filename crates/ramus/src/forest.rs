@@ -8,7 +8,7 @@ use ramus_kernels::{Dim, Native, VelocitySet};
 
 use crate::amr::{metadata_bytes_per_block, AdaptStage, AdaptWorkspace, BlockGeometry, Capacity, Mark, Mesh, MeshSpec};
 use crate::backend::stopwatch::Stopwatch;
-use crate::backend::{Backend, Device};
+use crate::backend::{Backend, Device, DeviceCounters};
 use crate::config::{profile_velocity, Boundary, Criterion, Face, ForestConfig, Profile};
 use crate::error::{Error, Result};
 use crate::solver::blocks::SolverBlocks;
@@ -100,8 +100,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
                         forest.mesh.mark_surface_distance(surface, w.distance, true)?;
                     }
                 }
+                let submitted = forest.device.counters();
                 let laps = forest.laps()?;
-                forest.apply_marks(laps)?;
+                forest.apply_marks(laps, submitted)?;
             }
         }
         Ok(forest)
@@ -255,16 +256,19 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
             && every > 0
             && (self.config.refinement.criterion != Criterion::None || self.user_criterion.is_some());
         let mut segment = Instant::now();
+        let mut submitted = self.device.counters();
         for _ in 0..steps {
             let adapt_now = adaptive && self.steps % every == 0;
             if adapt_now || self.guard_due() {
                 self.device.synchronize()?;
                 self.solver.timings.stepping += segment.elapsed();
+                self.count_stepping(submitted);
                 self.check_health()?;
                 if adapt_now {
                     self.adapt()?;
                 }
                 segment = Instant::now();
+                submitted = self.device.counters();
             }
             self.solver.advance_root(&self.mesh, self.steps % 2 == 1)?;
             self.steps += 1;
@@ -274,10 +278,18 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         }
         self.device.synchronize()?;
         self.solver.timings.stepping += segment.elapsed();
+        self.count_stepping(submitted);
         if self.guard_due() {
             self.check_health()?;
         }
         Ok(())
+    }
+
+    /// Adds the device's submissions since `since` to the stepping's.
+    fn count_stepping(&mut self, since: Option<DeviceCounters>) {
+        if let (Some(now), Some(then)) = (self.device.counters(), since) {
+            self.solver.timings.stepping_submissions += now - then;
+        }
     }
 
     /// Whether the guard is due at the current step count (a multiple of `guard.every`
@@ -315,6 +327,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         if self.mesh.max_levels() == 1 {
             return Ok(Adaptation::default());
         }
+        let submitted = self.device.counters();
         let mut laps = self.laps()?;
         self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
         self.solver.timings.adapt.synchronize += laps.lap()?;
@@ -329,7 +342,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
             self.solver.mark_vorticity(&mut self.mesh, root_odd, n_start, n_inc, length)?;
         }
         self.solver.timings.adapt.criterion += laps.lap()?;
-        self.apply_marks(laps)
+        self.apply_marks(laps, submitted)
     }
 
     /// Adapts the mesh once with marks from `mark(geometry)` for every leaf (see
@@ -347,12 +360,13 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         if self.mesh.max_levels() == 1 {
             return Ok(Adaptation::default());
         }
+        let submitted = self.device.counters();
         let mut laps = self.laps()?;
         self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
         self.solver.timings.adapt.synchronize += laps.lap()?;
         self.mark_leaves(mark)?;
         self.solver.timings.adapt.criterion += laps.lap()?;
-        self.apply_marks(laps)
+        self.apply_marks(laps, submitted)
     }
 
     /// Uses `f` instead of the configured criterion at every adaptation. An error if the
@@ -401,8 +415,8 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
     /// Runs the mesh routine on the current marks (ghosts must be fresh); the solution
     /// follows through its [`crate::amr::BlockData`] hooks (average the parents about to
     /// be coarsened, fill the new children, rebuild the work lists and refresh the
-    /// parents of ghost cells).
-    fn apply_marks(&mut self, laps: Stopwatch) -> Result<Adaptation> {
+    /// parents of ghost cells). `submitted`: the device's counters when the adaptation began.
+    fn apply_marks(&mut self, laps: Stopwatch, submitted: Option<DeviceCounters>) -> Result<Adaptation> {
         self.adapt_ws.profile = self.solver.profile;
         let mut solution = SolverBlocks { solver: &mut self.solver, sync: &mut self.sync };
         let stage = AdaptStage { steps: self.steps };
@@ -414,6 +428,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         times.fill += hooks.fill_new_children + hooks.after_relink;
         times.wall += laps.elapsed();
         times.count += 1;
+        if let (Some(now), Some(then)) = (self.device.counters(), submitted) {
+            times.submissions += now - then;
+        }
         for (acc, s) in times.mesh_steps.iter_mut().zip(report.per_step) {
             acc.1 += s.1;
         }
@@ -504,6 +521,15 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         }
     }
 
+    /// Launches the kernels on CUDA with programmatic dependent launch (see
+    /// [`Device::set_dependent_launches`]: the next kernel's start overlaps the end of the
+    /// one before it; bitwise the same results). On by default on GPUs of compute
+    /// capability 9.0 and later; returns whether it is on now (`false` on the CPU and on
+    /// earlier GPUs).
+    pub fn set_dependent_launches(&mut self, on: bool) -> bool {
+        self.device.set_dependent_launches(on)
+    }
+
     /// Wall-clock time spent stepping in [`Self::advance`] (adaptation excluded).
     pub fn stepping_time(&self) -> Duration {
         self.solver.timings.stepping
@@ -540,6 +566,13 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
     /// Name of the device running the forest.
     pub fn device_name(&self) -> String {
         self.device.name()
+    }
+
+    /// What the host has asked of the forest's device so far: kernel launches, graph
+    /// launches and waits (`None` on the CPU backend; see [`Device::counters`], and the
+    /// stepping's and adaptations' shares in [`Self::timings`]).
+    pub fn device_counters(&self) -> Option<DeviceCounters> {
+        self.device.counters()
     }
 
     /// The configuration the forest was built from.

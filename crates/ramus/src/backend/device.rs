@@ -6,8 +6,10 @@
 //! once against this interface.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use cudarc::driver::sys;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, DeviceSlice, LaunchConfig,
     PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
@@ -18,7 +20,7 @@ use ramus_kernels::launch::Kernel;
 use ramus_kernels::memory::{Family, Rebuild};
 use ramus_kernels::registry::Entry;
 
-use super::cuda::{driver_error, open_context, ptx_to_load};
+use super::cuda::{check_driver, driver_error, open_context, ptx_to_load};
 use super::graph::{GraphCache, Issue, Replay};
 use super::memory::{bytes_of, try_to_vec, try_zeroed};
 use super::ptx::PtxModules;
@@ -26,9 +28,13 @@ use super::slice::{ToLens, ToRaw, Views};
 use super::Backend;
 use crate::error::{Error, Result};
 
+mod counters;
 mod erased;
 mod readback;
 
+pub use counters::DeviceCounters;
+
+pub(crate) use counters::Counters;
 use erased::{run_cpu, RawArgs, Site, Word};
 
 /// An element type buffers can hold.
@@ -54,6 +60,14 @@ pub struct CudaDevice {
     staging: Mutex<PinnedHostSlice<u64>>,
     /// The launches being recorded and the captured graphs ([`Device::replayed`]).
     graphs: GraphCache,
+    /// Launches and waits so far ([`Device::counters`]).
+    counters: Counters,
+    /// Whether the kernels' modules begin with the instructions of programmatic dependent
+    /// launch (compute capability 9.0 or later: [`super::ptx::PtxModules::module`]).
+    dependent: bool,
+    /// Whether kernels are launched with programmatic stream serialisation (only if
+    /// `dependent`; [`Device::set_dependent_launches`]).
+    dependent_launches: AtomicBool,
 }
 
 /// Bytes of [`CudaDevice::staging`].
@@ -390,14 +404,40 @@ impl Device {
             return Ok((f()?, Replay::Direct));
         }
         match f() {
-            Ok(r) => Ok((r, c.graphs.end(&c.stream, false)?)),
+            Ok(r) => Ok((r, c.graphs.end(&c.stream, false, &c.counters)?)),
             Err(e) => {
                 // The launches before the error run as they would have without recording;
                 // the error that stopped `f` is the one to report.
-                let _ = c.graphs.end(&c.stream, true);
+                let _ = c.graphs.end(&c.stream, true, &c.counters);
                 Err(e)
             }
         }
+    }
+
+    /// Launches kernels with programmatic stream serialisation (programmatic dependent
+    /// launch): each kernel's CTAs may start while the kernel before it ends, and wait
+    /// for it before their first instruction, so the launch latency between dependent
+    /// kernels overlaps the work; results are bitwise the same. On by default where the
+    /// GPU supports it (compute capability 9.0 and later); the cached CUDA graphs are
+    /// dropped when it changes. Returns whether it is on now: always `false` on the CPU
+    /// and on earlier GPUs.
+    pub fn set_dependent_launches(&self, on: bool) -> bool {
+        match self {
+            Device::Cpu => false,
+            Device::Cuda(c) => {
+                let on = on && c.dependent;
+                if c.dependent_launches.swap(on, Ordering::Relaxed) != on {
+                    c.graphs.clear();
+                }
+                on
+            }
+        }
+    }
+
+    /// Whether kernels are launched with programmatic stream serialisation (see
+    /// [`Self::set_dependent_launches`]).
+    pub fn dependent_launches(&self) -> bool {
+        matches!(self, Device::Cuda(c) if c.dependent_launches.load(Ordering::Relaxed))
     }
 
     /// Drops the CUDA graphs this device keeps (they hold no memory of the forest; a new
@@ -414,6 +454,7 @@ impl Device {
             Device::Cpu => Ok(()),
             Device::Cuda(c) => {
                 c.flush()?;
+                c.counters.wait();
                 c.stream.synchronize().map_err(|e| driver_error("synchronising", e))
             }
         }
@@ -423,17 +464,55 @@ impl Device {
 /// Launches `func` on `stream`: the data-parallel wrapper's parameters `(count, args)`
 /// when `count` is given, a cooperative kernel's `(args)` otherwise, `args` being the first
 /// word of the argument struct (the driver copies the parameter's size from there).
+/// `dependent`: with programmatic stream serialisation (`cuLaunchKernelEx`), so that the
+/// kernel's CTAs may start before the kernel before it ends; they wait for it first
+/// ([`super::ptx::PtxModules::module`]).
 ///
 /// # Safety
-/// As for [`Device::launch`], for the launch as built.
+/// As for [`Device::launch`], for the launch as built; `dependent` only for a function
+/// loaded from a module with the instructions of programmatic dependent launch.
 unsafe fn issue_launch(
     stream: &Arc<CudaStream>,
     func: &CudaFunction,
-    cfg: LaunchConfig,
+    (cfg, dependent): (LaunchConfig, bool),
     count: Option<u64>,
     args: &Word,
     name: &str,
 ) -> Result<()> {
+    if dependent {
+        let mut attr = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+            pad: [0; 4],
+            // SAFETY: a plain-data union, zeroed, then its one field in use set.
+            value: unsafe { std::mem::zeroed() },
+        };
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: cfg.grid_dim.0,
+            gridDimY: cfg.grid_dim.1,
+            gridDimZ: cfg.grid_dim.2,
+            blockDimX: cfg.block_dim.0,
+            blockDimY: cfg.block_dim.1,
+            blockDimZ: cfg.block_dim.2,
+            sharedMemBytes: cfg.shared_mem_bytes,
+            hStream: stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        let n = count.unwrap_or(0);
+        let mut params: [*mut std::ffi::c_void; 2] =
+            [&n as *const u64 as *mut std::ffi::c_void, args as *const Word as *mut std::ffi::c_void];
+        // The cooperative kernels take `args` alone.
+        let params = if count.is_some() { &mut params[..] } else { &mut params[1..] };
+        stream.context().bind_to_thread().map_err(|e| driver_error(&format!("launching {name}"), e))?;
+        // SAFETY: the caller's contract; `params` point at the parameters, alive for the
+        // call (the driver copies them); `attr` outlives the call.
+        return unsafe {
+            sys::cuLaunchKernelEx(&config, func.cu_function(), params.as_mut_ptr(), std::ptr::null_mut())
+        }
+        .result()
+        .map_err(|e| driver_error(&format!("launching {name}"), e));
+    }
     let mut launch = stream.launch_builder(func);
     if let Some(count) = &count {
         launch.arg(count);
@@ -501,6 +580,10 @@ impl CudaDevice {
         // A stream of its own: the legacy default stream cannot be captured into a graph.
         let stream = ctx.new_stream().map_err(|e| driver_error("creating a stream", e))?;
         let ptx = PtxModules::parse(ptx_to_load()?)?;
+        // Programmatic dependent launch: Hopper (9.0) and later, a driver with
+        // `cuLaunchKernelEx`, and PTX whose modules can declare sm_90.
+        let (major, _) = ctx.compute_capability().map_err(|e| driver_error("reading the compute capability", e))?;
+        let dependent = major >= 9 && check_driver(&["cuLaunchKernelEx"]).is_ok() && ptx.dependent_ready();
         // SAFETY: plain page-locked allocation (default flags: cached, readable by the host).
         let staging = unsafe { ctx.alloc_pinned_with_flags::<u64>(STAGING_BYTES / 8, 0) }
             .map_err(|e| driver_error("allocating pinned staging memory", e))?;
@@ -512,6 +595,9 @@ impl CudaDevice {
             name,
             staging: Mutex::new(staging),
             graphs: GraphCache::default(),
+            counters: Counters::default(),
+            dependent,
+            dependent_launches: AtomicBool::new(dependent),
         })
     }
 
@@ -520,7 +606,7 @@ impl CudaDevice {
         if let Some(f) = cache.get(name) {
             return Ok(f.clone());
         }
-        let text = self.ptx.module(name).ok_or_else(|| Error::Cuda {
+        let text = self.ptx.module(name, self.dependent).ok_or_else(|| Error::Cuda {
             context: format!("loading kernel {name}"),
             message: "the PTX has no such entry point".into(),
         })?;
@@ -550,10 +636,12 @@ impl CudaDevice {
         args: &RawArgs,
     ) -> Result<()> {
         let name = site.entry;
+        let dependent = self.dependent_launches.load(Ordering::Relaxed);
         if !self.graphs.records_here() {
             // Issued now: nothing to keep, nothing to allocate.
+            self.counters.kernels(1);
             // SAFETY: the caller's contract (this function's).
-            return unsafe { issue_launch(&self.stream, &func, cfg, count, args.first(), name) };
+            return unsafe { issue_launch(&self.stream, &func, (cfg, dependent), count, args.first(), name) };
         }
         let key = |k: &mut Vec<u8>| {
             launch_key(k, &cfg, count.unwrap_or(0));
@@ -562,7 +650,8 @@ impl CudaDevice {
         };
         let a = args.to_owned();
         // SAFETY: the caller's contract (this function's), for the launch as recorded.
-        let issue: Issue = Box::new(move |stream| unsafe { issue_launch(stream, &func, cfg, count, a.first(), name) });
+        let issue: Issue =
+            Box::new(move |stream| unsafe { issue_launch(stream, &func, (cfg, dependent), count, a.first(), name) });
         self.issue(name, key, issue)
     }
 
@@ -570,14 +659,17 @@ impl CudaDevice {
     fn issue(&self, name: &'static str, key: impl FnOnce(&mut Vec<u8>), issue: Issue) -> Result<()> {
         match self.graphs.record(name, key, issue) {
             None => Ok(()),
-            Some(issue) => issue(&self.stream),
+            Some(issue) => {
+                self.counters.kernels(1);
+                issue(&self.stream)
+            }
         }
     }
 
     /// Issues the launches this thread has recorded and ends its recording: the first step
     /// of every operation other than a launch, so that it stays behind them in stream order.
     fn flush(&self) -> Result<()> {
-        self.graphs.flush(&self.stream)
+        self.graphs.flush(&self.stream, &self.counters)
     }
 
     /// Identifies the context, for checking where a [`Buffer`]'s memory lives.

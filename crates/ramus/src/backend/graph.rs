@@ -29,6 +29,7 @@ use cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::CudaStream;
 
 use super::cuda::driver_error;
+use super::device::Counters;
 use crate::error::{Error, Result};
 
 /// Graphs kept: the two root-step parities of the current mesh state and of the one
@@ -212,29 +213,37 @@ impl GraphCache {
     /// Ends the calling thread's recording, if any, issuing its pending launches directly
     /// on `stream`: what every non-launch operation does first, so that it comes after
     /// them in stream order.
-    pub fn flush(&self, stream: &Arc<CudaStream>) -> Result<()> {
+    pub fn flush(&self, stream: &Arc<CudaStream>, counters: &Counters) -> Result<()> {
         match self.take_own() {
-            Some(rec) => rec.issues.into_iter().try_for_each(|issue| issue(stream)),
+            Some(rec) => {
+                counters.kernels(rec.issues.len());
+                rec.issues.into_iter().try_for_each(|issue| issue(stream))
+            }
             None => Ok(()),
         }
     }
 
     /// Ends the calling thread's recording and runs what it recorded on `stream`: the
     /// cached graph of the same sequence if there is one, else a graph captured now (and
-    /// cached). `direct`: issue the launches one by one instead (an error path).
-    pub fn end(&self, stream: &Arc<CudaStream>, direct: bool) -> Result<Replay> {
+    /// cached). `direct`: issue the launches one by one instead (an error path). The
+    /// launches issued (also into a capture) and the graph launched go to `counters`.
+    pub fn end(&self, stream: &Arc<CudaStream>, direct: bool, counters: &Counters) -> Result<Replay> {
         let Some(rec) = self.take_own() else { return Ok(Replay::Direct) };
         if direct || rec.issues.is_empty() {
+            counters.kernels(rec.issues.len());
             rec.issues.into_iter().try_for_each(|issue| issue(stream))?;
             return Ok(Replay::Direct);
         }
         let mut cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(exec) = cached.find(&rec.names, &rec.key) {
+            counters.graph();
             exec.launch()?;
             return Ok(Replay::Replayed);
         }
+        counters.kernels(rec.issues.len());
         let graph = capture(stream, rec.issues)?;
         let exec = cached.insert(rec.names, rec.key, |exec| exec.update(&graph), || instantiate(stream, &graph))?;
+        counters.graph();
         exec.launch()?;
         Ok(Replay::Captured)
     }

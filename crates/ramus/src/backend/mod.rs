@@ -12,7 +12,7 @@ pub(crate) mod ptx;
 pub mod slice;
 pub(crate) mod stopwatch;
 
-pub use device::{Buffer, Device, Elem};
+pub use device::{Buffer, Device, DeviceCounters, Elem};
 pub use slice::{DeviceSlice, DeviceSliceMut, Views};
 
 use std::fmt;

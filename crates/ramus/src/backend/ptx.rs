@@ -9,7 +9,9 @@
 //! other, and the definitions of the panic functions; a module of the prelude, one entry
 //! and those definitions is valid PTX with the same code for that entry.
 //!
-//! A module of its own also lets one entry carry a register cap ([`REGISTER_CAPS`]).
+//! A module of its own also lets one entry carry a register cap ([`REGISTER_CAPS`]), and,
+//! on Hopper and later GPUs, the two instructions of programmatic dependent launch
+//! ([`PtxModules::module`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -88,18 +90,41 @@ impl PtxModules {
 
     /// The module holding entry point `name` alone, with its register cap
     /// ([`REGISTER_CAPS`]) if it has one; `None` if the PTX has no such entry.
-    pub fn module(&self, name: &str) -> Option<String> {
+    ///
+    /// `dependent` (a GPU of compute capability 9.0 or later): every thread first lets the
+    /// next kernel in the stream launch (`griddepcontrol.launch_dependents`) and then
+    /// waits until the kernel before it has completed and its writes are visible
+    /// (`griddepcontrol.wait`), before any other instruction. A launch with programmatic
+    /// stream serialisation ([`super::device`]) then overlaps its start with the end of
+    /// the kernel before it, and nothing it reads or writes is touched early; without that
+    /// attribute the wait returns at once. The instructions need PTX ISA 7.8 and `sm_90`,
+    /// which the module then declares (the embedded PTX targets `sm_70`: the code is the
+    /// same, only what the module may use grows).
+    pub fn module(&self, name: &str, dependent: bool) -> Option<String> {
         let entry = &self.text[self.entries.get(name)?.clone()];
         let [prelude, epilogue] = [&self.prelude, &self.epilogue].map(|r| &self.text[r.clone()]);
         let cap = REGISTER_CAPS.iter().find(|(n, _)| *n == name).map(|&(_, c)| c);
+        let mut entry = Cow::Borrowed(entry);
+        let mut prelude = Cow::Borrowed(prelude);
+        if dependent {
+            let at = first_instruction(&entry)?;
+            entry = Cow::Owned(format!("{}{DEPENDENT_LAUNCH}{}", &entry[..at], &entry[at..]));
+            prelude = Cow::Owned(for_sm_90(&prelude)?);
+        }
         // A performance directive sits between the parameter list and the body.
         let body = cap.and_then(|_| entry.find("\n{\n"));
         Some(match (cap, body) {
             (Some(cap), Some(at)) => {
                 format!("{prelude}{}\n.maxnreg {cap}{}{epilogue}", &entry[..at], &entry[at..])
             }
-            _ => [prelude, entry, epilogue].concat(),
+            _ => [&*prelude, &*entry, epilogue].concat(),
         })
+    }
+
+    /// Whether [`Self::module`] can give modules for programmatic dependent launch (the
+    /// prelude declares a PTX ISA version and target `sm_70`).
+    pub fn dependent_ready(&self) -> bool {
+        for_sm_90(&self.text[self.prelude.clone()]).is_some()
     }
 
     /// Number of entry points.
@@ -107,6 +132,33 @@ impl PtxModules {
     pub fn len(&self) -> usize {
         self.entries.len()
     }
+}
+
+/// The instructions of programmatic dependent launch at the top of an entry's body.
+const DEPENDENT_LAUNCH: &str = "\tgriddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;\n";
+
+/// Where the first instruction of `entry`'s body starts: after the body's `{` and its
+/// register declarations. `None` if the entry has no body.
+fn first_instruction(entry: &str) -> Option<usize> {
+    let mut at = entry.find("\n{\n")? + 3;
+    for line in entry[at..].split_inclusive('\n') {
+        let t = line.trim();
+        if !(t.is_empty() || t.starts_with(".reg") || t.starts_with(".local") || t.starts_with(".shared")) {
+            break;
+        }
+        at += line.len();
+    }
+    Some(at)
+}
+
+/// `prelude` declaring PTX ISA 7.8 (or its own, if later) and target `sm_90`. `None` if it
+/// lacks either line or names another target than `sm_70`.
+fn for_sm_90(prelude: &str) -> Option<String> {
+    let version = prelude.lines().find(|l| l.starts_with(".version "))?;
+    let (major, minor) = version[".version ".len()..].trim().split_once('.')?;
+    let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
+    let text = if (major, minor) < (7, 8) { prelude.replacen(version, ".version 7.8", 1) } else { prelude.to_string() };
+    text.contains("\n.target sm_70\n").then(|| text.replacen("\n.target sm_70\n", "\n.target sm_90\n", 1))
 }
 
 #[cfg(test)]
@@ -123,7 +175,7 @@ mod tests {
         let total = embedded().matches(".visible .entry ").count();
         assert_eq!(ptx.len(), total);
         for name in ["stream_collide_odd_d3q19_f32_bgk", "prim_scan_tiles_u32", "pack_blocks_b4"] {
-            let m = ptx.module(name).expect(name);
+            let m = ptx.module(name, false).expect(name);
             assert!(m.starts_with("//") && m.contains(".version ") && m.contains(".target sm_70"), "{name}: prelude");
             assert_eq!(m.matches(".visible .entry ").count(), 1, "{name}: one entry");
             assert!(m.contains(&format!(".visible .entry {name}(")), "{name}: its entry");
@@ -131,14 +183,14 @@ mod tests {
             assert!(m.trim_end().ends_with('}'), "{name}: ends with the last function");
             assert!(m.matches(".func _RNvNtCs").count() >= 2, "{name}: panic functions");
         }
-        assert!(ptx.module("no_such_kernel").is_none());
+        assert!(ptx.module("no_such_kernel", false).is_none());
     }
 
     #[test]
     fn capped_entries_carry_their_register_cap_before_their_body() {
         let ptx = PtxModules::parse(embedded()).expect("parse");
         for (name, cap) in REGISTER_CAPS {
-            let m = ptx.module(name).expect(name);
+            let m = ptx.module(name, false).expect(name);
             let head = format!(".visible .entry {name}(");
             let entry = &m[m.find(&head).expect(name)..];
             let directive = format!("\n.maxnreg {cap}\n{{\n");
@@ -146,8 +198,31 @@ mod tests {
             assert_eq!(entry[..at].matches('{').count(), 0, "{name}: the directive precedes the body");
             assert_eq!(m.matches(".maxnreg").count(), 1, "{name}: one directive");
         }
-        let uncapped = ptx.module("stream_collide_even_d3q19_f32_bgk").expect("even step");
+        let uncapped = ptx.module("stream_collide_even_d3q19_f32_bgk", false).expect("even step");
         assert!(!uncapped.contains(".maxnreg"));
+    }
+
+    #[test]
+    fn dependent_modules_wait_for_the_kernel_before_them_first() {
+        let ptx = PtxModules::parse(embedded()).expect("parse");
+        for name in ["stream_collide_odd_d3q19_f32_bgk", "prim_scan_tiles_u32", "amr_append_children_d2"] {
+            let plain = ptx.module(name, false).expect(name);
+            let m = ptx.module(name, true).expect(name);
+            assert!(m.contains("\n.version 7.8\n") && m.contains("\n.target sm_90\n"), "{name}: PTX ISA 7.8, sm_90");
+            assert_eq!(m.matches("griddepcontrol.wait;").count(), 1, "{name}: one wait");
+            // Nothing but the entry's declarations before the two instructions.
+            let body = &m[m.find(&format!(".visible .entry {name}(")).expect(name)..];
+            let body = &body[body.find("\n{\n").expect("body") + 3..];
+            let head = &body[..body.find(DEPENDENT_LAUNCH).expect("the instructions")];
+            assert!(head.lines().all(|l| l.trim().is_empty() || l.trim().starts_with(".reg")), "{name}: {head}");
+            // Otherwise the module is the plain one.
+            let back = m.replacen(DEPENDENT_LAUNCH, "", 1).replacen(".target sm_90", ".target sm_70", 1);
+            assert_eq!(back.replacen(".version 7.8", "", 1), plain.replacen(".version 6.0", "", 1), "{name}");
+        }
+        // With a register cap, both.
+        let (name, cap) = REGISTER_CAPS[1];
+        let m = ptx.module(name, true).expect(name);
+        assert!(m.contains(&format!("\n.maxnreg {cap}\n{{\n")) && m.contains(DEPENDENT_LAUNCH), "{name}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::amr::ADAPT_STEPS;
+use crate::backend::DeviceCounters;
 
 /// Wall time of the grid routines of one level (measured only while profiling, see
 /// [`crate::Forest::set_profiling`]: each routine is then followed by a device
@@ -40,6 +41,9 @@ pub struct AdaptTimes {
     pub geometry: Duration,
     /// Per step of the mesh routine ([`ADAPT_STEPS`]; only while profiling).
     pub mesh_steps: [(&'static str, Duration); 9],
+    /// Kernel launches, graph launches and host waits of the adaptations (CUDA; zero on
+    /// the CPU backend, which submits nothing: see [`crate::backend::Device::counters`]).
+    pub submissions: DeviceCounters,
 }
 
 impl AdaptTimes {
@@ -82,6 +86,9 @@ pub struct Timings {
     pub graph_captures: u64,
     /// Root steps whose launches ran as a cached CUDA graph.
     pub graph_replays: u64,
+    /// Kernel launches, graph launches and host waits of the stepping (as `stepping`:
+    /// adaptations and guard checks excluded; CUDA, zero on the CPU backend).
+    pub stepping_submissions: DeviceCounters,
 }
 
 impl Timings {
