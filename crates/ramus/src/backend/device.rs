@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::sys;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, DeviceSlice, LaunchConfig,
-    PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
+    PinnedHostSlice, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -466,7 +466,8 @@ impl Device {
 /// word of the argument struct (the driver copies the parameter's size from there).
 /// `dependent`: with programmatic stream serialisation (`cuLaunchKernelEx`), so that the
 /// kernel's CTAs may start before the kernel before it ends; they wait for it first
-/// ([`super::ptx::PtxModules::module`]).
+/// ([`super::ptx::PtxModules::module`]); otherwise `cuLaunchKernel` with the same
+/// parameters.
 ///
 /// # Safety
 /// As for [`Device::launch`], for the launch as built; `dependent` only for a function
@@ -479,6 +480,14 @@ unsafe fn issue_launch(
     args: &Word,
     name: &str,
 ) -> Result<()> {
+    let n = count.unwrap_or(0);
+    let mut params: [*mut std::ffi::c_void; 2] =
+        [&n as *const u64 as *mut std::ffi::c_void, args as *const Word as *mut std::ffi::c_void];
+    // The cooperative kernels take `args` alone.
+    let params = if count.is_some() { &mut params[..] } else { &mut params[1..] };
+    let failed = |e| driver_error(&format!("launching {name}"), e);
+    stream.context().bind_to_thread().map_err(failed)?;
+    let (g, b) = (cfg.grid_dim, cfg.block_dim);
     if dependent {
         let mut attr = sys::CUlaunchAttribute {
             id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
@@ -488,39 +497,44 @@ unsafe fn issue_launch(
         };
         attr.value.programmaticStreamSerializationAllowed = 1;
         let config = sys::CUlaunchConfig {
-            gridDimX: cfg.grid_dim.0,
-            gridDimY: cfg.grid_dim.1,
-            gridDimZ: cfg.grid_dim.2,
-            blockDimX: cfg.block_dim.0,
-            blockDimY: cfg.block_dim.1,
-            blockDimZ: cfg.block_dim.2,
+            gridDimX: g.0,
+            gridDimY: g.1,
+            gridDimZ: g.2,
+            blockDimX: b.0,
+            blockDimY: b.1,
+            blockDimZ: b.2,
             sharedMemBytes: cfg.shared_mem_bytes,
             hStream: stream.cu_stream(),
             attrs: &mut attr,
             numAttrs: 1,
         };
-        let n = count.unwrap_or(0);
-        let mut params: [*mut std::ffi::c_void; 2] =
-            [&n as *const u64 as *mut std::ffi::c_void, args as *const Word as *mut std::ffi::c_void];
-        // The cooperative kernels take `args` alone.
-        let params = if count.is_some() { &mut params[..] } else { &mut params[1..] };
-        stream.context().bind_to_thread().map_err(|e| driver_error(&format!("launching {name}"), e))?;
         // SAFETY: the caller's contract; `params` point at the parameters, alive for the
         // call (the driver copies them); `attr` outlives the call.
-        return unsafe {
-            sys::cuLaunchKernelEx(&config, func.cu_function(), params.as_mut_ptr(), std::ptr::null_mut())
+        unsafe { sys::cuLaunchKernelEx(&config, func.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()) }
+            .result()
+            .map_err(failed)
+    } else {
+        // The same parameters through `cuLaunchKernel` (present in every driver), so that
+        // the two settings differ only by the attribute: no launch builder, no allocation.
+        // SAFETY: as above.
+        unsafe {
+            sys::cuLaunchKernel(
+                func.cu_function(),
+                g.0,
+                g.1,
+                g.2,
+                b.0,
+                b.1,
+                b.2,
+                cfg.shared_mem_bytes,
+                stream.cu_stream(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
         }
         .result()
-        .map_err(|e| driver_error(&format!("launching {name}"), e));
+        .map_err(failed)
     }
-    let mut launch = stream.launch_builder(func);
-    if let Some(count) = &count {
-        launch.arg(count);
-    }
-    launch.arg(args);
-    // SAFETY: the caller's contract.
-    unsafe { launch.launch(cfg) }.map_err(|e| driver_error(&format!("launching {name}"), e))?;
-    Ok(())
 }
 
 /// The configuration part of a launch's replay key: grid, CTA, shared memory, item count.
