@@ -237,7 +237,7 @@ fn run(args: &Args) -> Result<String> {
         empty_counts = device.counters().zip(before).map(|(now, then)| now - then);
         let (report, counted) = refine_and_reset_counted(&mut mesh, &mut ws, 1)?;
         one.push(report.total());
-        one_counts = counted;
+        one_counts = counted.map(|c| (c, report.per_step_submissions));
     }
     writeln!(md)?;
     writeln!(
@@ -246,13 +246,16 @@ fn run(args: &Args) -> Result<String> {
         ms(median(empty)),
         ms(median(one))
     )?;
-    if let (Some(e), Some(o)) = (empty_counts, one_counts) {
+    if let (Some(e), Some((o, steps))) = (empty_counts, one_counts) {
         writeln!(
             md,
             "Submissions: adapt with no marks {} kernel launches, {} host waits; refining 1 block {} kernel \
              launches, {} host waits.",
             e.kernel_launches, e.host_waits, o.kernel_launches, o.host_waits
         )?;
+        let by_step: Vec<String> =
+            ADAPT_STEPS.iter().zip(steps).map(|(n, c)| format!("{n} {}/{}", c.kernel_launches, c.host_waits)).collect();
+        writeln!(md, "Refining 1 block by step (kernel launches/waits): {}.", by_step.join(", "))?;
     }
 
     // The cost of one launch: short lists deduplicated one after the other (one CTA each).

@@ -384,6 +384,17 @@ pub fn print_submissions(t: &ramus::Timings) {
         per(a.kernel_launches, t.adapt.count),
         per(a.host_waits, t.adapt.count)
     );
+    if t.adapt.count > 0 && a.kernel_launches > 0 {
+        let n = t.adapt.count;
+        let part = |name: &str, d: &ramus::backend::DeviceCounters| {
+            format!("{name} {:.1}/{:.1}", per(d.kernel_launches, n), per(d.host_waits, n))
+        };
+        let p = &t.adapt.part_submissions;
+        let mut parts = vec![part("synchronise", &p.synchronize), part("criterion", &p.criterion)];
+        parts.extend(p.mesh_steps.iter().zip(ramus::amr::ADAPT_STEPS).map(|(d, name)| part(name, d)));
+        parts.push(part("fill", &p.fill));
+        println!("  per adaptation by part (kernel launches/waits): {}", parts.join(", "));
+    }
 }
 
 /// [`print_submissions`]'s totals for the run's summary.
@@ -392,8 +403,13 @@ pub fn submissions_json(t: &ramus::Timings) -> serde_json::Value {
         serde_json::json!({ "kernel_launches": d.kernel_launches, "graph_launches": d.graph_launches,
             "host_waits": d.host_waits })
     };
+    let p = &t.adapt.part_submissions;
+    let mesh: serde_json::Map<String, serde_json::Value> =
+        ramus::amr::ADAPT_STEPS.iter().zip(&p.mesh_steps).map(|(n, d)| (n.to_string(), c(d))).collect();
+    let parts = serde_json::json!({ "synchronize": c(&p.synchronize), "criterion": c(&p.criterion),
+        "mesh_steps": mesh, "fill": c(&p.fill) });
     serde_json::json!({ "stepping": c(&t.stepping_submissions), "adaptation": c(&t.adapt.submissions),
-        "root_steps": t.root_steps, "adaptations": t.adapt.count })
+        "adaptation_parts": parts, "root_steps": t.root_steps, "adaptations": t.adapt.count })
 }
 
 pub fn print_profile(t: &ramus::Timings) {

@@ -330,7 +330,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         let submitted = self.device.counters();
         let mut laps = self.laps()?;
         self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
-        self.solver.timings.adapt.synchronize += laps.lap()?;
+        let lap = laps.lap()?;
+        self.solver.timings.adapt.synchronize += lap.time;
+        self.solver.timings.adapt.part_submissions.synchronize += lap.submissions;
         if let Some(mut f) = self.user_criterion.take() {
             let step = self.steps;
             let r = self.mark_leaves(|g| f(g, step));
@@ -341,7 +343,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
             let root_odd = self.steps % 2 == 1;
             self.solver.mark_vorticity(&mut self.mesh, root_odd, n_start, n_inc, length)?;
         }
-        self.solver.timings.adapt.criterion += laps.lap()?;
+        let lap = laps.lap()?;
+        self.solver.timings.adapt.criterion += lap.time;
+        self.solver.timings.adapt.part_submissions.criterion += lap.submissions;
         self.apply_marks(laps, submitted)
     }
 
@@ -363,9 +367,13 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         let submitted = self.device.counters();
         let mut laps = self.laps()?;
         self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
-        self.solver.timings.adapt.synchronize += laps.lap()?;
+        let lap = laps.lap()?;
+        self.solver.timings.adapt.synchronize += lap.time;
+        self.solver.timings.adapt.part_submissions.synchronize += lap.submissions;
         self.mark_leaves(mark)?;
-        self.solver.timings.adapt.criterion += laps.lap()?;
+        let lap = laps.lap()?;
+        self.solver.timings.adapt.criterion += lap.time;
+        self.solver.timings.adapt.part_submissions.criterion += lap.submissions;
         self.apply_marks(laps, submitted)
     }
 
@@ -434,6 +442,13 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         for (acc, s) in times.mesh_steps.iter_mut().zip(report.per_step) {
             acc.1 += s.1;
         }
+        let parts = &mut times.part_submissions;
+        parts.synchronize += hooks.before_coarsen_submissions;
+        for (acc, &s) in parts.mesh_steps.iter_mut().zip(&report.per_step_submissions) {
+            *acc += s;
+        }
+        parts.fill += hooks.fill_new_children_submissions;
+        parts.fill += hooks.after_relink_submissions;
         Ok(Adaptation { refined: report.refined, coarsened: report.coarsened })
     }
 

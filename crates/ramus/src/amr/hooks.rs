@@ -20,7 +20,7 @@ use ramus_kernels::Dim;
 
 use super::{AdaptReport, AdaptWorkspace, Mesh};
 use crate::backend::stopwatch::Stopwatch;
-use crate::backend::Buffer;
+use crate::backend::{Buffer, DeviceCounters};
 use crate::error::Result;
 
 /// Where in the run an adaptation happens.
@@ -82,7 +82,8 @@ pub trait BlockData<D: Dim> {
 }
 
 /// Wall time of the block-data hooks of one [`Mesh::adapt_blocks`], all fields together
-/// (zero unless [`AdaptWorkspace::profile`] is set).
+/// (zero unless [`AdaptWorkspace::profile`] is set), and their submissions to the device
+/// (CUDA; counted whether profiling or not).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct HookTimes {
     /// [`BlockData::before_coarsen`].
@@ -91,6 +92,12 @@ pub struct HookTimes {
     pub fill_new_children: Duration,
     /// [`BlockData::after_relink`].
     pub after_relink: Duration,
+    /// Kernel launches, graph launches and host waits of [`BlockData::before_coarsen`].
+    pub before_coarsen_submissions: DeviceCounters,
+    /// The same of [`BlockData::fill_new_children`] (with the relinked parents' count).
+    pub fill_new_children_submissions: DeviceCounters,
+    /// The same of [`BlockData::after_relink`].
+    pub after_relink_submissions: DeviceCounters,
 }
 
 impl<D: Dim> Mesh<D> {
@@ -109,7 +116,7 @@ impl<D: Dim> Mesh<D> {
         for d in data.iter_mut() {
             d.before_coarsen(self, stage)?;
         }
-        times.before_coarsen = watch.lap()?;
+        (times.before_coarsen, times.before_coarsen_submissions) = watch.lap()?.into();
         let report = self.adapt_with(ws)?;
         watch.lap()?;
         {
@@ -120,12 +127,12 @@ impl<D: Dim> Mesh<D> {
             }
         }
         let counts = self.relinked_parents(ws)?;
-        times.fill_new_children = watch.lap()?;
+        (times.fill_new_children, times.fill_new_children_submissions) = watch.lap()?.into();
         let relinked = RelinkedBlocks { lists: &ws.parents_by_level, counts: &counts };
         for d in data.iter_mut() {
             d.after_relink(self, relinked, stage)?;
         }
-        times.after_relink = watch.lap()?;
+        (times.after_relink, times.after_relink_submissions) = watch.lap()?.into();
         Ok((report, times))
     }
 }

@@ -44,6 +44,38 @@ pub struct AdaptTimes {
     /// Kernel launches, graph launches and host waits of the adaptations (CUDA; zero on
     /// the CPU backend, which submits nothing: see [`crate::backend::Device::counters`]).
     pub submissions: DeviceCounters,
+    /// The same by part (counted whether profiling or not).
+    pub part_submissions: AdaptSubmissions,
+}
+
+/// Kernel launches, graph launches and host waits of the adaptations by part, summed over
+/// them (CUDA; zero on the CPU): what to fuse or keep on the device to make a small
+/// adaptation cheaper. The profiling's own waits are not counted; nor, in the parts, the
+/// waits that bracket each adaptation (before it, at the end of the mesh routine and after
+/// it), which [`AdaptTimes::submissions`] includes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AdaptSubmissions {
+    /// Refreshing the ghost cells and averaging the parents about to be coarsened.
+    pub synchronize: DeviceCounters,
+    /// The refinement criterion and marking.
+    pub criterion: DeviceCounters,
+    /// Each step of the mesh routine ([`ADAPT_STEPS`]).
+    pub mesh_steps: [DeviceCounters; 9],
+    /// Filling new children, rebuilding the work lists and refreshing relinked parents.
+    pub fill: DeviceCounters,
+}
+
+impl AdaptSubmissions {
+    /// The sum of the parts.
+    pub fn total(&self) -> DeviceCounters {
+        let mut t = self.synchronize;
+        t += self.criterion;
+        for s in self.mesh_steps {
+            t += s;
+        }
+        t += self.fill;
+        t
+    }
 }
 
 impl AdaptTimes {
