@@ -129,8 +129,15 @@ fn gpu_compaction_matches_cpu() {
                 let mut rv = up(d, &vals);
                 let cr = prim::remove_if(d, s, &mut rv, &fb, n).unwrap();
                 let o64: Vec<u64> = d.download(&o64).unwrap().iter().map(|x| x.to_bits()).collect();
+                // Segments at every seventh of the items, and one start past them.
+                let starts: Vec<u32> = (0..8).map(|j| (j * n / 7) as u32 + (j == 7) as u32).collect();
+                let mut os = up(d, &vec![SENTINEL; n + PAD]);
+                let mut at = d.zeros::<u64>(starts.len() + 1).unwrap();
+                let sb = up(d, &starts);
+                prim::compact_segmented(d, s, &fb, &up(d, &vals), n, &mut os, &sb, starts.len(), &mut at).unwrap();
                 (
                     (ci, cnt, cv, c64, c8, cr),
+                    (d.download(&os).unwrap(), d.download(&at).unwrap()),
                     d.download(&oi).unwrap(),
                     d.download(&ov).unwrap(),
                     o64,

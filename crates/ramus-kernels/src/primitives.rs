@@ -391,6 +391,53 @@ impl<T: Word> Kernel for CompactValues<T> {
 }
 
 crate::kernel_args! {
+    /// Arguments of [`ScanAt`].
+    pub struct ScanAtArgs {
+        /// Positions to evaluate the exclusive scan at; any value is safe (one at or past
+        /// `n` reads the total).
+        pub at: ref u32,
+        /// Number of positions (`out` gets one more item: the total).
+        pub m: val u64,
+        /// Tile-local exclusive scan of the `n` items.
+        pub local: ref u32,
+        /// Global offset of every tile of the `n` items.
+        pub offsets: ref u64,
+        /// The grand total (one item).
+        pub total: ref u64,
+        /// Items scanned.
+        pub n: val u64,
+        /// `out[s]`: the exclusive scan at `at[s]`, `s < m`; `out[m]`: the total.
+        pub out: mut u64,
+    }
+}
+
+/// The exclusive scan of `n` items evaluated at given positions, and the total after them:
+/// where the segments of one compaction (e.g. a list per level and kind) begin in its
+/// output, so that one read-back gives every segment's offset and length.
+pub struct ScanAt;
+
+impl Kernel for ScanAt {
+    type Args = ScanAtArgs;
+
+    fn max_items(l: &ScanAtArgs<Lens>) -> Option<usize> {
+        let n = usize::try_from(l.n).ok()?;
+        let m = usize::try_from(l.m).ok()?;
+        let scanned = l.local >= n && l.offsets >= n.div_ceil(TILE) && l.total >= 1 && l.at >= m;
+        Some(if scanned { m.checked_add(1)?.min(l.out) } else { 0 })
+    }
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &ScanAtArgs) {
+        let p = if (i as u64) < a.m { *a.at.add(i) as u64 } else { a.n };
+        *a.out.add(i) = if p < a.n {
+            (*a.local.add(p as usize) as u64).wrapping_add(*a.offsets.add((p >> TILE_SHIFT) as usize))
+        } else {
+            *a.total
+        };
+    }
+}
+
+crate::kernel_args! {
     /// `out[indices[i]] = values[i]`.
     pub struct ScatterArgs<T> {
         pub values: ref T,

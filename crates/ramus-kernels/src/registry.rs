@@ -84,12 +84,13 @@ use crate::mrt::Mrt;
 use crate::obstacle::{MarkObstacleDistance, ObstacleForce, SolidFlags, SolidMask};
 use crate::pack::PackBlocks;
 use crate::primitives::{
-    AddOffsets, CompactIndices, CompactValues, MarkSeen, RankSort, ScanTileSerial, Scatter, SplitScatter, TakeSeen,
+    AddOffsets, CompactIndices, CompactValues, MarkSeen, RankSort, ScanAt, ScanTileSerial, Scatter, SplitScatter,
+    TakeSeen,
 };
 use crate::readout::CellMoments;
 use crate::real::Real;
 use crate::regularized::Rr;
-use crate::schedule::{ExpandChildren, FlagBlocks};
+use crate::schedule::{ExpandChildren, FlagBlocks, FlagLists};
 use crate::storage::{Half, Native, Storage};
 use crate::stream::{StreamCollide, StreamCollideGradient};
 use crate::surface::{MarkSurfaceDistance, SurfaceLinkDistance, SurfaceSolid};
@@ -508,6 +509,7 @@ registry! {
     /// Without type parameters: the names are written in full.
     plain () [] {
         flag_blocks => FlagBlocks;
+        flag_lists => FlagLists;
         // Parallel primitives (`crate::primitives`); data-moving kernels per element size.
         prim_add_offsets_u32 => AddOffsets<u32>;
         prim_add_offsets_u64 => AddOffsets<u64>;
@@ -515,6 +517,7 @@ registry! {
         prim_compact_b1 => CompactValues<u8>;
         prim_compact_b4 => CompactValues<u32>;
         prim_compact_b8 => CompactValues<u64>;
+        prim_scan_at => ScanAt;
         prim_scatter_b1 => Scatter<u8>;
         prim_scatter_b4 => Scatter<u32>;
         prim_scatter_b8 => Scatter<u64>;

@@ -98,6 +98,83 @@ impl Kernel for FlagBlocks {
     }
 }
 
+/// [`FlagLists`] list bit: blocks with ghost cells ([`SELECT_GHOSTS`]).
+pub const LIST_GHOSTS: u32 = 1;
+/// [`FlagLists`] list bit: blocks with a child that has ghost cells ([`SELECT_CHILD_GHOSTS`]).
+pub const LIST_PARENTS: u32 = 2;
+/// [`FlagLists`] list bit: leaves next to solid cells ([`SELECT_OBSTACLE_LEAVES`]).
+pub const LIST_OBSTACLE: u32 = 4;
+/// [`FlagLists`] list bit: blocks of any status next to solid cells ([`SELECT_WALL_BLOCKS`]).
+pub const LIST_WALLS: u32 = 8;
+/// Number of `LIST_*` bits.
+pub const LISTS: usize = 4;
+
+kernel_args! {
+    /// Arguments of [`FlagLists`].
+    pub struct FlagListsArgs {
+        /// One level's ID set.
+        pub ids: ref u32,
+        /// Per-block masks of the pool.
+        pub block_mask: ref u32,
+        /// Per-block statuses of the pool.
+        pub status: ref i32,
+        /// The solver's per-block flags (read only with [`LIST_OBSTACLE`] or [`LIST_WALLS`]).
+        pub onb: ref u32,
+        /// The lists built (`LIST_*` bits); the `k`-th set bit owns segment `k`.
+        pub lists: val u32,
+        /// Items per segment (the blocks of all levels).
+        pub stride: val u32,
+        /// This level's first item in every segment.
+        pub offset: val u32,
+        /// One flag per item of every segment.
+        pub flags: mut u32,
+        /// The block ID of every item of every segment.
+        pub values: mut u32,
+    }
+}
+
+/// Flags one level's blocks for every list at once, in a layout of one segment per list,
+/// each holding all levels' ID sets one after the other: item `i` of the level writes
+/// `flags[k * stride + offset + i]` (is block `ids[i]` in list `k`?) and the ID beside it,
+/// so that one compaction of all segments builds every list of every level, in ID-set
+/// order, as [`FlagBlocks`] and one compaction per list and level did.
+pub struct FlagLists;
+
+impl Kernel for FlagLists {
+    type Args = FlagListsArgs;
+
+    fn max_items(l: &FlagListsArgs<Lens>) -> Option<usize> {
+        let (stride, offset) = (l.stride as usize, l.offset as usize);
+        let segments = (l.lists & 0xF).count_ones() as usize;
+        let solid = l.lists & (LIST_OBSTACLE | LIST_WALLS) != 0;
+        let fits = segments * stride <= l.flags.min(l.values) && offset <= stride && !(solid && l.onb == 0);
+        Some(if fits { l.ids.min(stride - offset) } else { 0 })
+    }
+
+    #[inline(always)]
+    unsafe fn run(i: usize, a: &FlagListsArgs) {
+        let b = *a.ids.add(i);
+        let mask = *a.block_mask.add(b as usize);
+        let leaf = *a.status.add(b as usize) == status::UNREFINED;
+        let solid =
+            a.lists & (LIST_OBSTACLE | LIST_WALLS) != 0 && *a.onb.add(b as usize) & crate::stream::ONB_SOLID != 0;
+        let mut at = a.offset as usize + i;
+        // Written out per list (no run-time indexed local array, which would live in local
+        // memory on the GPU).
+        let mut put = |bit: u32, yes: bool| {
+            if a.lists & bit != 0 {
+                *a.flags.add(at) = yes as u32;
+                *a.values.add(at) = b;
+                at += a.stride as usize;
+            }
+        };
+        put(LIST_GHOSTS, mask & BLOCK_HAS_GHOSTS != 0);
+        put(LIST_PARENTS, mask & BLOCK_CHILD_HAS_GHOSTS != 0);
+        put(LIST_OBSTACLE, leaf && solid);
+        put(LIST_WALLS, solid);
+    }
+}
+
 kernel_args! {
     /// Arguments of [`ExpandChildren`].
     pub struct ExpandArgs {

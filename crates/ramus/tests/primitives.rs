@@ -447,6 +447,41 @@ fn compact_deferred_matches_compact() {
     }
 }
 
+/// `compact_segmented` leaves the compaction in `out` and, for every start, the number of
+/// kept items before it (and the total after the last), against a naive count.
+#[test]
+fn compact_segmented_matches_counts() {
+    let d = dev();
+    let mut s = Scratch::new(&d);
+    let mut rng = Rng(31);
+    for n in [0usize, 1, 257, 2048, 2049, 65537] {
+        let f = flags(&mut rng, n, 40);
+        let vals = padded(n, || rng.u32());
+        // Ascending starts, with repeats, 0 and n among them.
+        let mut starts: Vec<u32> = (0..9).map(|_| rng.below(n as u32 + 1)).chain([0, n as u32]).collect();
+        starts.sort_unstable();
+        let m = starts.len();
+        let kept: Vec<u32> = (0..n).filter(|&i| f[i] != 0).map(|i| vals[i]).collect();
+        let before = |p: usize| f[..p].iter().filter(|&&x| x != 0).count() as u64;
+        let mut want: Vec<u64> = starts.iter().map(|&p| before(p as usize)).collect();
+        want.push(kept.len() as u64);
+        let mut out = d.upload(&vec![SENTINEL; n + PAD]).unwrap();
+        let mut at = d.upload(&vec![u64::MAX; m + 2]).unwrap();
+        let (fb, vb, sb) = (d.upload(&f).unwrap(), d.upload(&vals).unwrap(), d.upload(&starts).unwrap());
+        prim::compact_segmented(&d, &mut s, &fb, &vb, n, &mut out, &sb, m, &mut at).unwrap();
+        let at = d.download(&at).unwrap();
+        assert_eq!(&at[..=m], &want[..], "n = {n}");
+        assert_eq!(at[m + 1], u64::MAX, "n = {n}: written past at[m]");
+        let out = d.download(&out).unwrap();
+        assert_eq!(&out[..kept.len()], &kept[..], "n = {n}");
+        assert!(out[kept.len()..].iter().all(|&x| x == SENTINEL), "n = {n}: written past the count");
+    }
+    // Too short a counts buffer is an error, not a launch.
+    let (fb, sb) = (d.upload(&[1u32; 4]).unwrap(), d.upload(&[0u32, 2]).unwrap());
+    let (mut out, mut at) = (d.zeros::<u32>(4).unwrap(), d.zeros::<u64>(2).unwrap());
+    assert!(prim::compact_segmented(&d, &mut s, &fb, &fb, 4, &mut out, &sb, 2, &mut at).is_err());
+}
+
 /// The sort-free deduplication (`mark_seen` over several lists, then `take_seen`) equals
 /// "sort, then unique" of the flagged IDs, leaves the flag array all zero, and the
 /// deferred variants (count left on the device, or not written) agree with the read-back one.

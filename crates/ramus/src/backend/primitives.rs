@@ -50,7 +50,7 @@ mod deferred;
 mod pack;
 mod seen;
 mod sort;
-pub use deferred::{compact_deferred, remove_if_deferred};
+pub use deferred::{compact_deferred, compact_segmented, remove_if_deferred};
 pub use pack::pack_blocks;
 pub use seen::{distinct_short, distinct_short_gathered, mark_seen, take_seen, take_seen_deferred, Gather};
 pub use sort::{scatter, sort_by_key};

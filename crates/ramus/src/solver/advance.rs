@@ -112,14 +112,8 @@ fn comm_args<'a, D: Dim, F: Float, P>(
 /// The block list `blocks` names.
 fn list<'a>(schedule: &'a Schedule, blocks: Blocks<'a>) -> Result<DeviceSlice<'a, u32>> {
     match blocks {
-        Blocks::Ghosts(l) => {
-            let g = &schedule.levels[l].ghosts;
-            g.ids.slice(..g.len)
-        }
-        Blocks::Parents(l) => {
-            let p = &schedule.levels[l].parents;
-            p.ids.slice(..p.len)
-        }
+        Blocks::Ghosts(l) => schedule.ids(&schedule.levels[l].ghosts),
+        Blocks::Parents(l) => schedule.ids(&schedule.levels[l].parents),
         Blocks::Given(list) => Ok(list),
     }
 }

@@ -70,7 +70,7 @@ macro_rules! wall_args {
             solid: $solids.solid.view(),
             level: pool.level.view(),
             origin: pool.origin.view(),
-            list: list.ids.slice(..list.len)?,
+            list: $solver.schedule.ids(list)?,
             row0: $curved.row0[$l] as u32,
             slot: $curved.slot.view_mut(),
             q: $curved.q.view_mut(),
@@ -123,7 +123,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
                 let args = SurfaceLinkArgs::<F, Views> {
                     level: pool.level.view(),
                     origin: pool.origin.view(),
-                    list: list.ids.slice(..n)?,
+                    list: self.schedule.ids(list)?,
                     row0: curved.row0[l] as u32,
                     q: curved.q.view_mut(),
                     shape: curved.shape.view(),

@@ -169,7 +169,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
                 cell_mask: pool.cell_mask.view(),
                 shapes: s.shapes,
                 which: which.map_or(ALL_SOLIDS, |k| k as u32),
-                list: list.ids.slice(..n)?,
+                list: self.schedule.ids(list)?,
                 root_odd: root_odd as u32,
                 curved: walls.curved as u32,
                 wall_slot: walls.slot,

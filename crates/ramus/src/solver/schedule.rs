@@ -5,34 +5,27 @@
 //! sets instead, their kernels skipping the other blocks.
 
 use ramus_kernels::schedule::{
-    FlagArgs, FlagBlocks, SELECT_CHILD_GHOSTS, SELECT_GHOSTS, SELECT_OBSTACLE_LEAVES, SELECT_WALL_BLOCKS,
+    FlagArgs, FlagBlocks, FlagLists, FlagListsArgs, LISTS, LIST_GHOSTS, LIST_OBSTACLE, LIST_PARENTS, LIST_WALLS,
 };
 use ramus_kernels::Dim;
 
-use crate::amr::workspace::ensure;
+use crate::amr::workspace::{ensure, holds};
 use crate::amr::Mesh;
 use crate::backend::primitives::{self as prim, Scratch};
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
-/// A device list of block IDs and its length.
+/// Where one list lies in [`Schedule`]'s buffer of all lists.
+#[derive(Clone, Copy, Default)]
 pub(crate) struct List {
-    pub ids: Buffer<u32>,
+    offset: usize,
     pub len: usize,
 }
-
-impl List {
-    fn new() -> Self {
-        List { ids: Buffer::Host(Vec::new()), len: 0 }
-    }
-}
-
-/// Lists per level.
-const LISTS: usize = 4;
 
 /// The lists of one level. Every block of a level collides and streams (its ID set):
 /// parents too, so that the coarse cells under the ghost layer, which feed the coarse
 /// leaves next door, and every cell a cubic interpolation reads evolve with the level.
+#[derive(Default)]
 pub(crate) struct LevelLists {
     /// Blocks with ghost cells (filled from the level above).
     pub ghosts: List,
@@ -48,16 +41,13 @@ pub(crate) struct LevelLists {
 }
 
 impl LevelLists {
-    fn new() -> Self {
-        LevelLists { ghosts: List::new(), parents: List::new(), obstacle: List::new(), walls: List::new() }
-    }
-
+    /// The lists in the order of their `LIST_*` bits.
     fn lists(&mut self) -> [(&mut List, u32); LISTS] {
         [
-            (&mut self.ghosts, SELECT_GHOSTS),
-            (&mut self.parents, SELECT_CHILD_GHOSTS),
-            (&mut self.obstacle, SELECT_OBSTACLE_LEAVES),
-            (&mut self.walls, SELECT_WALL_BLOCKS),
+            (&mut self.ghosts, LIST_GHOSTS),
+            (&mut self.parents, LIST_PARENTS),
+            (&mut self.obstacle, LIST_OBSTACLE),
+            (&mut self.walls, LIST_WALLS),
         ]
     }
 }
@@ -65,65 +55,119 @@ impl LevelLists {
 /// Work lists of every level.
 pub(crate) struct Schedule {
     pub levels: Vec<LevelLists>,
+    /// Every list, one after the other (grouped by kind, then level).
+    ids: Buffer<u32>,
+    /// The compaction's input: flags and block IDs, one segment per kind of list.
     flags: Buffer<u32>,
-    counts: Buffer<u64>,
+    values: Buffer<u32>,
+    /// Where each (kind, level) begins in the input, and the compaction's count there.
+    starts: Buffer<u32>,
+    at: Buffer<u64>,
     scratch: Scratch,
 }
 
 impl Schedule {
     pub fn new(dev: &Device, levels: usize) -> Self {
         Schedule {
-            levels: (0..levels).map(|_| LevelLists::new()).collect(),
+            levels: (0..levels).map(|_| LevelLists::default()).collect(),
+            ids: Buffer::Host(Vec::new()),
             flags: Buffer::Host(Vec::new()),
-            counts: Buffer::Host(Vec::new()),
+            values: Buffer::Host(Vec::new()),
+            starts: Buffer::Host(Vec::new()),
+            at: Buffer::Host(Vec::new()),
             scratch: Scratch::new(dev),
         }
     }
 
+    /// The block IDs of `list`, one of this schedule's.
+    pub fn ids(&self, list: &List) -> Result<DeviceSlice<'_, u32>> {
+        self.ids.slice(list.offset..list.offset + list.len)
+    }
+
     /// Rebuilds every list from the mesh's ID sets, statuses and block masks, and the
     /// solver's boundary flags `onb` (`None`: no obstacles, no obstacle lists); the wall
-    /// lists only with `walls` (the wall pass runs).
+    /// lists only with `walls` (the wall pass runs). One flagging launch per level writes
+    /// every kind of list at once ([`FlagLists`]), then one compaction builds them all
+    /// and one read-back gives their offsets and lengths: a handful of launches however
+    /// many levels and lists.
     pub fn rebuild<D: Dim>(&mut self, mesh: &Mesh<D>, onb: Option<&Buffer<u32>>, walls: bool) -> Result<()> {
         let dev = mesh.device();
-        let slots = LISTS * self.levels.len();
-        if self.counts.len() < slots || matches!((dev, &self.counts), (Device::Cuda(_), Buffer::Host(_))) {
-            self.counts = dev.zeros(slots)?;
+        let counts = mesh.blocks_per_level();
+        let levels = self.levels.len();
+        let kinds = match (onb, walls) {
+            (None, _) => LIST_GHOSTS | LIST_PARENTS,
+            (Some(_), false) => LIST_GHOSTS | LIST_PARENTS | LIST_OBSTACLE,
+            (Some(_), true) => LIST_GHOSTS | LIST_PARENTS | LIST_OBSTACLE | LIST_WALLS,
+        };
+        let segments = kinds.count_ones() as usize;
+        let stride: usize = counts[..levels].iter().sum();
+        let n = segments * stride;
+        self.levels.iter_mut().for_each(|l| *l = LevelLists::default());
+        if n == 0 {
+            return Ok(());
         }
-        // Empty lists are known on the host: their slots are neither written nor read.
-        let mut built = vec![false; slots];
-        for (l, lists) in self.levels.iter_mut().enumerate() {
-            let n = mesh.blocks_per_level()[l];
-            for (k, (list, which)) in lists.lists().into_iter().enumerate() {
-                let slot = LISTS * l + k;
-                list.len = 0;
-                let solid_list = which == SELECT_OBSTACLE_LEAVES || which == SELECT_WALL_BLOCKS;
-                if n == 0 || (solid_list && onb.is_none()) || (which == SELECT_WALL_BLOCKS && !walls) {
-                    continue;
-                }
-                flag(mesh, mesh.id_sets()[l].slice(..n)?, which, 0, onb, &mut self.flags)?;
-                ensure(dev, &mut list.ids, n)?;
-                prim::compact_deferred(
-                    dev,
-                    &mut self.scratch,
-                    &self.flags,
-                    &mesh.id_sets()[l],
-                    n,
-                    &mut list.ids,
-                    &mut self.counts,
-                    slot,
-                )?;
-                built[slot] = true;
-            }
+        if n > u32::MAX as usize {
+            return Err(Error::invalid("blocks in the work lists", n, "fewer than 2^32 (u32 indices)"));
         }
-        let last = built.iter().rposition(|&b| b).map_or(0, |s| s + 1);
-        let counts = dev.read(&self.counts, 0..last)?;
-        for (l, lists) in self.levels.iter_mut().enumerate() {
-            for (k, (list, _)) in lists.lists().into_iter().enumerate() {
-                let slot = LISTS * l + k;
-                if built[slot] {
-                    list.len = counts[slot] as usize;
-                }
+        for buf in [&mut self.flags, &mut self.values, &mut self.ids] {
+            ensure(dev, buf, n)?;
+        }
+        // Level `l`'s items begin at `off[l]` in every segment.
+        let mut off = vec![0; levels + 1];
+        for l in 0..levels {
+            off[l + 1] = off[l] + counts[l];
+        }
+        let pool = mesh.arrays();
+        for l in 0..levels {
+            if counts[l] == 0 {
+                continue;
             }
+            let args = FlagListsArgs::<Views> {
+                ids: mesh.id_sets()[l].slice(..counts[l])?,
+                block_mask: pool.block_mask.view(),
+                status: pool.status.view(),
+                onb: onb.map_or(DeviceSlice::none(), Buffer::view),
+                lists: kinds,
+                stride: stride as u32,
+                offset: off[l] as u32,
+                flags: self.flags.view_mut(),
+                values: self.values.view_mut(),
+            };
+            // SAFETY: the ID set holds active IDs of the pool; `onb` holds a flag per pool block.
+            unsafe { dev.launch::<FlagLists>(counts[l], args)? };
+        }
+        // Segment `k`'s level `l` begins at `k * stride + off[l]`.
+        let m = segments * levels;
+        let starts: Vec<u32> =
+            (0..segments).flat_map(|k| off[..levels].iter().map(move |&o| (k * stride + o) as u32)).collect();
+        if !holds(dev, &self.starts, m) || !holds(dev, &self.at, m + 1) {
+            self.starts = dev.zeros(m)?;
+            self.at = dev.zeros(m + 1)?;
+        }
+        dev.write(&mut self.starts, 0, &starts)?;
+        prim::compact_segmented(
+            dev,
+            &mut self.scratch,
+            &self.flags,
+            &self.values,
+            n,
+            &mut self.ids,
+            &self.starts,
+            m,
+            &mut self.at,
+        )?;
+        let at = dev.read(&self.at, 0..m + 1)?;
+        let mut k = 0;
+        for bit in [LIST_GHOSTS, LIST_PARENTS, LIST_OBSTACLE, LIST_WALLS] {
+            if kinds & bit == 0 {
+                continue;
+            }
+            for (l, lists) in self.levels.iter_mut().enumerate() {
+                let s = k * levels + l;
+                let (list, _) = lists.lists().into_iter().find(|(_, b)| *b == bit).expect("every bit has a list");
+                *list = List { offset: at[s] as usize, len: (at[s + 1] - at[s]) as usize };
+            }
+            k += 1;
         }
         Ok(())
     }

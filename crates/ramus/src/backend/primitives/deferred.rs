@@ -3,8 +3,8 @@
 //! read-back where the host knows the count already.
 
 use super::{
-    check, compact_values, grow, scan_into_scratch, scanned, word_size, Buffer, Device, Elem, Result, Scratch, NONZERO,
-    ZERO,
+    check, compact_values, grow, k, scan_into_scratch, scanned, word_size, Buffer, Device, Elem, Result, Scratch,
+    Views, NONZERO, ZERO,
 };
 
 /// Stream compaction like [`compact`](super::compact), without reading the count back: `out` must hold
@@ -35,6 +35,54 @@ pub fn compact_deferred<T: Elem>(
     // SAFETY: the scratch holds the scan of `flags`; `out` holds `n` >= the count.
     unsafe { compact_values(dev, flags, values, scanned(scratch, &plan)?, out.view_mut(), NONZERO)? };
     dev.copy_range(scratch.sums.as_ref().expect("scan allocated the sums"), plan.total_at(), 1, counts, slot)
+}
+
+/// One compaction of `n` items cut into segments, without reading anything back: keeps
+/// `values[i]` where `flags[i] != 0`, `i < n`, in order, at the front of `out` (which must
+/// hold `n` items), and leaves in `at[s]` the number kept before position `starts[s]`
+/// (`s < m`; positions ascending, at most `n`) and in `at[m]` the total. Segment `s`, the
+/// items from `starts[s]` to the next start, thus lands at `out[at[s]..at[s + 1]]`: many
+/// lists built with one scan and one read-back (`at[..=m]`) for all their offsets and
+/// lengths, where [`compact_deferred`] takes a scan per list.
+#[allow(clippy::too_many_arguments)]
+pub fn compact_segmented<T: Elem>(
+    dev: &Device,
+    scratch: &mut Scratch,
+    flags: &Buffer<u32>,
+    values: &Buffer<T>,
+    n: usize,
+    out: &mut Buffer<T>,
+    starts: &Buffer<u32>,
+    m: usize,
+    at: &mut Buffer<u64>,
+) -> Result<()> {
+    check(dev, flags, n, "compact_segmented flags")?;
+    check(dev, values, n, "compact_segmented values")?;
+    check(dev, out, n, "compact_segmented output")?;
+    check(dev, starts, m, "compact_segmented starts")?;
+    check(dev, at, m.saturating_add(1), "compact_segmented counts")?;
+    if n == 0 {
+        return dev.write(at, 0, &vec![0; m + 1]);
+    }
+    word_size::<T>()?;
+    let plan = scan_into_scratch(dev, scratch, flags, n, NONZERO)?;
+    let (flags, values) = (flags.slice(..n)?, values.slice(..n)?);
+    let (local, offsets) = scanned(scratch, &plan)?;
+    // SAFETY: the scratch holds the scan of `flags`; `out` holds `n` >= the count.
+    unsafe { compact_values(dev, flags, values, (local, offsets), out.view_mut(), NONZERO)? };
+    let sums = scratch.sums.as_ref().expect("scan allocated the sums");
+    let args = k::ScanAtArgs::<Views> {
+        at: starts.slice(..m)?,
+        m: m as u64,
+        local: local.slice(..n)?,
+        offsets,
+        total: sums.slice(plan.total_at()..plan.total_at() + 1)?,
+        n: n as u64,
+        out: at.view_mut(),
+    };
+    // SAFETY: the kernel reads `local` and `offsets` only below `n` (the launch checks they
+    // cover it), any other position reads the total.
+    unsafe { dev.launch::<k::ScanAt>(m + 1, args) }
 }
 
 /// [`remove_if`](super::remove_if) without reading the count back: keeps the `values[i]`
