@@ -4,9 +4,7 @@
 //! kinds of block but run once per adaptation (criterion, synchronisation) take whole ID
 //! sets instead, their kernels skipping the other blocks.
 
-use ramus_kernels::schedule::{
-    FlagArgs, FlagBlocks, FlagLists, FlagListsArgs, LISTS, LIST_GHOSTS, LIST_OBSTACLE, LIST_PARENTS, LIST_WALLS,
-};
+use ramus_kernels::schedule::{FlagLists, FlagListsArgs, LISTS, LIST_GHOSTS, LIST_OBSTACLE, LIST_PARENTS, LIST_WALLS};
 use ramus_kernels::Dim;
 
 use crate::amr::workspace::{ensure, holds};
@@ -171,37 +169,4 @@ impl Schedule {
         }
         Ok(())
     }
-}
-
-/// Writes `flags[i] = 1` for the blocks of `ids` picked by `which` (a `SELECT_*` of
-/// [`ramus_kernels::schedule`], with `level_of` for `SELECT_LEVEL`).
-pub(crate) fn flag<D: Dim>(
-    mesh: &Mesh<D>,
-    ids: DeviceSlice<'_, u32>,
-    which: u32,
-    level_of: i32,
-    onb: Option<&Buffer<u32>>,
-    flags: &mut Buffer<u32>,
-) -> Result<()> {
-    let dev = mesh.device();
-    let n = ids.len();
-    ensure(dev, flags, n)?;
-    let pool = mesh.arrays();
-    let args = FlagArgs::<Views> {
-        ids,
-        block_mask: pool.block_mask.view(),
-        status: pool.status.view(),
-        level: pool.level.view(),
-        level_of,
-        child: pool.child.view(),
-        mark: pool.mark.view(),
-        onb: match onb {
-            Some(b) => b.view(),
-            None => DeviceSlice::none(),
-        },
-        flags: flags.view_mut(),
-        select: which,
-    };
-    // SAFETY: `ids` holds `n` active IDs of the pool; `flags` holds `n` items.
-    unsafe { dev.launch::<FlagBlocks>(n, args) }
 }

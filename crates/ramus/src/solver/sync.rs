@@ -9,11 +9,11 @@ use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_COARSENING, SEL
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::advance::{Blocks, TWO_PASS_SAMPLES};
-use super::schedule::flag;
+use super::by_level::ByLevel;
 use super::state::Solver;
 use crate::amr::workspace::ensure;
 use crate::amr::Mesh;
-use crate::backend::primitives::{self as prim, Scratch};
+use crate::backend::primitives as prim;
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::error::Result;
 use crate::{Float, PoolStorage};
@@ -33,21 +33,12 @@ pub(crate) struct SavedParents<F, P> {
 /// Device temporaries of the synchronisation and the criterion.
 pub(crate) struct SyncScratch {
     pub list: Buffer<u32>,
-    pub by_level: Vec<Buffer<u32>>,
-    pub flags: Buffer<u32>,
-    pub counts: Buffer<u64>,
-    pub scratch: Scratch,
+    pub by_level: ByLevel,
 }
 
 impl SyncScratch {
     pub fn new(dev: &crate::backend::Device) -> Self {
-        SyncScratch {
-            list: Buffer::Host(Vec::new()),
-            by_level: Vec::new(),
-            flags: Buffer::Host(Vec::new()),
-            counts: Buffer::Host(Vec::new()),
-            scratch: Scratch::new(dev),
-        }
+        SyncScratch { list: Buffer::Host(Vec::new()), by_level: ByLevel::new(dev) }
     }
 }
 
@@ -89,21 +80,9 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     pub fn save_parents(&mut self, mesh: &Mesh<Q::Dim>, s: &mut SyncScratch) -> Result<SavedParents<F, S::Elem>> {
         let dev = mesh.device();
         let levels = mesh.max_levels();
-        if s.counts.len() < levels || matches!((dev, &s.counts), (Device::Cuda(_), Buffer::Host(_))) {
-            s.counts = dev.zeros(levels)?;
-        }
-        s.by_level.resize_with(levels, || Buffer::Host(Vec::new()));
-        let built = |l: usize| mesh.blocks_per_level()[l] > 0 && mesh.blocks_per_level()[l + 1] > 0;
-        let mut last = 0;
-        for l in (0..levels.saturating_sub(1)).filter(|&l| built(l)) {
-            let (ids, n) = (&mesh.id_sets()[l], mesh.blocks_per_level()[l]);
-            flag(mesh, ids.slice(..n)?, SELECT_PARENTS, 0, None, &mut s.flags)?;
-            ensure(dev, &mut s.by_level[l], n)?;
-            prim::compact_deferred(dev, &mut s.scratch, &s.flags, ids, n, &mut s.by_level[l], &mut s.counts, l)?;
-            last = l + 1;
-        }
-        let read = if last > 0 { dev.read(&s.counts, 0..last)? } else { Vec::new() };
-        let counts: Vec<usize> = (0..last).map(|l| if built(l) { read[l] as usize } else { 0 }).collect();
+        let built = |l: usize| l + 1 < levels && mesh.blocks_per_level()[l + 1] > 0;
+        s.by_level.rebuild(mesh, SELECT_PARENTS, 0, built)?;
+        let counts: Vec<usize> = (0..levels).map(|l| s.by_level.len(l)).collect();
         let total: usize = counts.iter().sum();
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let mut saved = SavedParents {
@@ -136,7 +115,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
         let mut start = 0;
         for (l, &c) in saved.counts.iter().enumerate().filter(|(_, &c)| c > 0) {
-            let list = s.by_level[l].slice(..c)?;
+            let list = s.by_level.level(l)?;
             let end = start + c;
             // SAFETY: the lists hold distinct active block IDs of the pool (compacted from
             // the levels' ID sets), and nothing changes them before the work is done.
@@ -172,28 +151,14 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// need no averaging for the mesh to change: this replaces the paper's global
     /// averaging before adaptation with the part of it that matters.
     pub fn average_coarsening(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool, s: &mut SyncScratch) -> Result<()> {
-        let dev = mesh.device();
         let levels = mesh.max_levels();
-        if s.counts.len() < levels || matches!((dev, &s.counts), (Device::Cuda(_), Buffer::Host(_))) {
-            s.counts = dev.zeros(levels)?;
-        }
-        s.by_level.resize_with(levels, || Buffer::Host(Vec::new()));
         let nc = <Q::Dim as Dim>::CHILDREN as i32;
-        // Levels without children have no candidates: their slots are not written or read.
-        let built = |l: usize| mesh.blocks_per_level()[l] > 0 && mesh.blocks_per_level()[l + 1] > 0;
-        let mut last = 0;
-        for l in (0..levels.saturating_sub(1)).filter(|&l| built(l)) {
-            let (ids, n) = (&mesh.id_sets()[l], mesh.blocks_per_level()[l]);
-            flag(mesh, ids.slice(..n)?, SELECT_COARSENING, nc, None, &mut s.flags)?;
-            ensure(dev, &mut s.by_level[l], n)?;
-            prim::compact_deferred(dev, &mut s.scratch, &s.flags, ids, n, &mut s.by_level[l], &mut s.counts, l)?;
-            last = l + 1;
-        }
-        let counts = dev.read(&s.counts, 0..last)?;
-        for l in (0..last).rev() {
-            let n = if built(l) { counts[l] as usize } else { 0 };
-            if n > 0 {
-                let list = s.by_level[l].slice(..n)?;
+        // Levels without children have no candidates.
+        let built = |l: usize| l + 1 < levels && mesh.blocks_per_level()[l + 1] > 0;
+        s.by_level.rebuild(mesh, SELECT_COARSENING, nc, built)?;
+        for l in (0..levels).rev() {
+            if s.by_level.len(l) > 0 {
+                let list = s.by_level.level(l)?;
                 self.average(mesh, Blocks::Given(list), l, l == 0 && root_odd, AVERAGE_NOT_GHOST)?;
             }
         }

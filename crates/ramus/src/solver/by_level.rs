@@ -1,0 +1,130 @@
+//! Blocks of every level picked by one [`FlagBlocks`] selector (the parents that a read
+//! of the solution saves, the candidates for coarsening), built as [`super::schedule`]
+//! builds its lists: one flagging launch per level into one buffer, one compaction of
+//! all levels ([`prim::compact_segmented`]) and one read-back for every level's length,
+//! where a compaction per level took four launches and a copy.
+
+use ramus_kernels::schedule::{FlagArgs, FlagBlocks, SELECT_OBSTACLE_LEAVES, SELECT_WALL_BLOCKS};
+use ramus_kernels::Dim;
+
+use crate::amr::workspace::{ensure, holds};
+use crate::amr::Mesh;
+use crate::backend::primitives::{self as prim, Scratch};
+use crate::backend::{Buffer, Device, DeviceSlice, Views};
+use crate::error::{Error, Result};
+
+/// Per-level lists of picked blocks, in ID-set order, in one buffer.
+pub(crate) struct ByLevel {
+    /// Every level's list, one after the other.
+    ids: Buffer<u32>,
+    /// `(offset, length)` of each level's list in `ids`.
+    ranges: Vec<(usize, usize)>,
+    /// The compaction's input: a flag and the block ID per block of the chosen levels.
+    flags: Buffer<u32>,
+    values: Buffer<u32>,
+    /// Where each level begins in the input, and the compaction's count there.
+    starts: Buffer<u32>,
+    at: Buffer<u64>,
+    scratch: Scratch,
+}
+
+impl ByLevel {
+    pub fn new(dev: &Device) -> Self {
+        ByLevel {
+            ids: Buffer::Host(Vec::new()),
+            ranges: Vec::new(),
+            flags: Buffer::Host(Vec::new()),
+            values: Buffer::Host(Vec::new()),
+            starts: Buffer::Host(Vec::new()),
+            at: Buffer::Host(Vec::new()),
+            scratch: Scratch::new(dev),
+        }
+    }
+
+    /// Number of blocks in level `l`'s list (0 for a level not built).
+    pub fn len(&self, l: usize) -> usize {
+        self.ranges.get(l).map_or(0, |r| r.1)
+    }
+
+    /// Level `l`'s list.
+    pub fn level(&self, l: usize) -> Result<DeviceSlice<'_, u32>> {
+        let (offset, len) = self.ranges.get(l).copied().unwrap_or((0, 0));
+        self.ids.slice(offset..offset + len)
+    }
+
+    /// Rebuilds the lists: level `l`'s holds the blocks of its ID set that `which` (a
+    /// `SELECT_*` of [`ramus_kernels::schedule`], with `level_of`) picks, for the levels
+    /// `l` with `chosen(l)`; the other levels' lists are empty.
+    pub fn rebuild<D: Dim>(
+        &mut self,
+        mesh: &Mesh<D>,
+        which: u32,
+        level_of: i32,
+        chosen: impl Fn(usize) -> bool,
+    ) -> Result<()> {
+        if which == SELECT_OBSTACLE_LEAVES || which == SELECT_WALL_BLOCKS {
+            return Err(Error::invalid("selector", which, "one that needs no boundary flags"));
+        }
+        let dev = mesh.device();
+        let levels = mesh.max_levels();
+        let counts: Vec<usize> = (0..levels).map(|l| if chosen(l) { mesh.blocks_per_level()[l] } else { 0 }).collect();
+        self.ranges = vec![(0, 0); levels];
+        // Level `l`'s blocks begin at `off[l]`.
+        let mut off = vec![0; levels + 1];
+        for l in 0..levels {
+            off[l + 1] = off[l] + counts[l];
+        }
+        let n = off[levels];
+        if n == 0 {
+            return Ok(());
+        }
+        if n > u32::MAX as usize {
+            return Err(Error::invalid("blocks in the per-level lists", n, "fewer than 2^32 (u32 indices)"));
+        }
+        for buf in [&mut self.flags, &mut self.values, &mut self.ids] {
+            ensure(dev, buf, n)?;
+        }
+        let pool = mesh.arrays();
+        for l in (0..levels).filter(|&l| counts[l] > 0) {
+            let ids = &mesh.id_sets()[l];
+            let args = FlagArgs::<Views> {
+                ids: ids.slice(..counts[l])?,
+                block_mask: pool.block_mask.view(),
+                status: pool.status.view(),
+                level: pool.level.view(),
+                level_of,
+                child: pool.child.view(),
+                mark: pool.mark.view(),
+                onb: DeviceSlice::none(),
+                flags: self.flags.slice_mut(off[l]..off[l + 1])?,
+                select: which,
+            };
+            // SAFETY: the ID set holds `counts[l]` active IDs of the pool; the selectors
+            // that read `onb` are refused above.
+            unsafe { dev.launch::<FlagBlocks>(counts[l], args)? };
+            dev.copy(ids, counts[l], &mut self.values, off[l])?;
+        }
+        if !holds(dev, &self.starts, levels) || !holds(dev, &self.at, levels + 1) {
+            self.starts = dev.zeros(levels)?;
+            self.at = dev.zeros(levels + 1)?;
+        }
+        let starts: Vec<u32> = off[..levels].iter().map(|&o| o as u32).collect();
+        dev.write(&mut self.starts, 0, &starts)?;
+        prim::compact_segmented(
+            dev,
+            &mut self.scratch,
+            &self.flags,
+            &self.values,
+            n,
+            &mut self.ids,
+            &self.starts,
+            levels,
+            &mut self.at,
+        )?;
+        let at = dev.read(&self.at, 0..levels + 1)?;
+        for l in 0..levels {
+            self.ranges[l] = (at[l] as usize, (at[l + 1] - at[l]) as usize);
+        }
+        Ok(())
+    }
+}
