@@ -15,12 +15,14 @@ use ramus::{Boundary, Dim, Error, Mark, Result, D2, D3};
 struct BirthLevel {
     value: Buffer<f64>,
     calls: [usize; 3],
+    /// Relinked parents seen over all adaptations.
+    relinked: usize,
 }
 
 impl BirthLevel {
     fn new<D: Dim>(mesh: &Mesh<D>) -> Self {
         // Root blocks are born on level 0: the pool starts zeroed.
-        BirthLevel { value: mesh.device().zeros(mesh.capacity()).unwrap(), calls: [0; 3] }
+        BirthLevel { value: mesh.device().zeros(mesh.capacity()).unwrap(), calls: [0; 3], relinked: 0 }
     }
 }
 
@@ -49,9 +51,27 @@ impl<D: Dim> BlockData<D> for BirthLevel {
         dev.write(&mut self.value, 0, &value)
     }
 
-    fn after_relink(&mut self, _mesh: &Mesh<D>, relinked: RelinkedBlocks<'_>, _stage: AdaptStage) -> Result<()> {
+    fn after_relink(&mut self, mesh: &Mesh<D>, relinked: RelinkedBlocks<'_>, _stage: AdaptStage) -> Result<()> {
         self.calls[2] += 1;
-        assert_eq!(relinked.lists.len(), relinked.counts.len());
+        // Level `l`'s list: blocks with children on level `l`, ascending, every level's
+        // list within `ids` and apart from the others.
+        assert_eq!(relinked.levels(), mesh.max_levels() - 1);
+        let dev = mesh.device();
+        let (child, level) = (dev.download(mesh.arrays().child)?, dev.download(mesh.arrays().level)?);
+        let mut end = 0;
+        for l in 0..relinked.levels() {
+            let (offset, count) = relinked.ranges[l];
+            assert!(offset >= end && offset + count <= relinked.ids.len(), "level {l}: {offset} + {count}");
+            end = if count > 0 { offset + count } else { end };
+            assert_eq!(relinked.level(l)?.len(), count);
+            self.relinked += count;
+            let ids = dev.read(relinked.ids, offset..offset + count)?;
+            assert!(ids.windows(2).all(|w| w[0] < w[1]), "level {l}: not ascending: {ids:?}");
+            for b in ids {
+                assert!(child[b as usize] >= 0 && level[b as usize] == l as i32, "block {b} listed on level {l}");
+            }
+        }
+        assert!(relinked.level(relinked.levels())?.is_empty());
         Ok(())
     }
 
@@ -116,6 +136,7 @@ fn run<D: Dim>(cells: [usize; 3]) {
     adapt(&mut mesh, &mut ws, &mut field);
     check_levels(&mesh, &field);
     assert_eq!(field.calls, [5, 5, 5]);
+    assert!(field.relinked > 0, "no adaptation relinked a parent: the check above saw nothing");
 
     // Checkpoint round trip of the field alone.
     let hw = mesh.high_water();

@@ -529,24 +529,26 @@ impl<D: Dim> Mesh<D> {
     }
 
     /// The blocks whose children's ghost layers the last [`Self::adapt_with`] on `ws` may
-    /// have changed, per level, ascending: level `l`'s are
-    /// `ws.parents_by_level[l][..counts[l]]` for the returned `counts` (one read-back).
-    /// These are the blocks of the minimal map that have children, except those just
-    /// refined (their children were filled from them), see
-    /// [`ramus_kernels::amr::build::RelinkedParents`].
-    pub(crate) fn relinked_parents(&mut self, ws: &mut AdaptWorkspace) -> Result<Vec<usize>> {
+    /// have changed, per level, ascending: level `l`'s are `ws.relinked_ranges[l]` (offset,
+    /// count) of `ws.relinked_ids`. These are the blocks of the minimal map that have
+    /// children, except those just refined (their children were filled from them), see
+    /// [`ramus_kernels::amr::build::RelinkedParents`]. One launch per level picks them into
+    /// one buffer, one compaction builds every level's list, one read-back gives the counts.
+    pub(crate) fn relinked_parents(&mut self, ws: &mut AdaptWorkspace) -> Result<()> {
         let dev = self.device.clone();
         let levels = self.spec.max_levels.saturating_sub(1);
         let n = ws.relinked;
+        ws.relinked_ranges = vec![(0, 0); levels];
         if n == 0 || levels == 0 {
-            return Ok(vec![0; levels]);
+            return Ok(());
         }
-        if ws.level_counts.len() < levels || matches!((&dev, &ws.level_counts), (Device::Cuda(_), Buffer::Host(_))) {
-            ws.level_counts = dev.zeros(levels)?;
+        let total = n * levels;
+        if total > u32::MAX as usize {
+            return Err(Error::invalid("relinked blocks × levels", total, "fewer than 2^32 (u32 indices)"));
         }
-        ws.parents_by_level.resize_with(levels, || Buffer::Host(Vec::new()));
-        ensure(&dev, &mut ws.gathered, n)?;
-        ensure(&dev, &mut ws.gathered_valid, n)?;
+        for buf in [&mut ws.gathered, &mut ws.gathered_valid, &mut ws.relinked_ids] {
+            ensure(&dev, buf, total)?;
+        }
         for l in 0..levels {
             let a = amr_args!(
                 self,
@@ -555,25 +557,32 @@ impl<D: Dim> Mesh<D> {
                     refined: ws.to_refine.view(),
                     refined_count: ws.n_refined as i32,
                     level: l as i32,
-                    ids: ws.gathered.view_mut(),
-                    valid: ws.gathered_valid.view_mut(),
+                    ids: ws.gathered.slice_mut(l * n..(l + 1) * n)?,
+                    valid: ws.gathered_valid.slice_mut(l * n..(l + 1) * n)?,
                 }
             );
             run::<RelinkedParents<D>>(&dev, n, a)?;
-            ensure(&dev, &mut ws.parents_by_level[l], n)?;
-            let out = &mut ws.parents_by_level[l];
-            prim::compact_deferred(
-                &dev,
-                &mut ws.scratch,
-                &ws.gathered_valid,
-                &ws.gathered,
-                n,
-                out,
-                &mut ws.level_counts,
-                l,
-            )?;
         }
-        Ok(dev.read(&ws.level_counts, 0..levels)?.into_iter().map(|c| c as usize).collect())
+        if !holds(&dev, &ws.relinked_starts, levels) || !holds(&dev, &ws.level_counts, levels + 1) {
+            ws.relinked_starts = dev.zeros(levels)?;
+            ws.level_counts = dev.zeros(levels + 1)?;
+        }
+        let starts: Vec<u32> = (0..levels).map(|l| (l * n) as u32).collect();
+        dev.write(&mut ws.relinked_starts, 0, &starts)?;
+        prim::compact_segmented(
+            &dev,
+            &mut ws.scratch,
+            &ws.gathered_valid,
+            &ws.gathered,
+            total,
+            &mut ws.relinked_ids,
+            &ws.relinked_starts,
+            levels,
+            &mut ws.level_counts,
+        )?;
+        let at = dev.read(&ws.level_counts, 0..levels + 1)?;
+        ws.relinked_ranges = (0..levels).map(|l| (at[l] as usize, (at[l + 1] - at[l]) as usize)).collect();
+        Ok(())
     }
 
     /// Clears the marks of the (pre-adapt) active blocks listed in `ws.active` (or the

@@ -20,7 +20,7 @@ use ramus_kernels::Dim;
 
 use super::{AdaptReport, AdaptWorkspace, Mesh};
 use crate::backend::stopwatch::Stopwatch;
-use crate::backend::{Buffer, DeviceCounters};
+use crate::backend::{Buffer, DeviceCounters, DeviceSlice};
 use crate::error::Result;
 
 /// Where in the run an adaptation happens.
@@ -43,14 +43,27 @@ pub struct RefinedBlocks<'a> {
 }
 
 /// The blocks with children whose ghost layers an adaptation may have changed (the
-/// minimal map's parents, except those just refined), per level: level `l`'s are
-/// `lists[l][..counts[l]]`, ascending.
+/// minimal map's parents, except those just refined), per level, ascending within a
+/// level: level `l`'s are [`Self::level`]`(l)`, `ranges[l] = (offset, count)` of `ids`.
 #[derive(Clone, Copy)]
 pub struct RelinkedBlocks<'a> {
-    /// Per level, a list of block IDs.
-    pub lists: &'a [Buffer<u32>],
-    /// Per level, how many of its list are used.
-    pub counts: &'a [usize],
+    /// Every level's block IDs, one level after the other.
+    pub ids: &'a Buffer<u32>,
+    /// Per level (all but the finest), where its list lies in `ids`: `(offset, count)`.
+    pub ranges: &'a [(usize, usize)],
+}
+
+impl<'a> RelinkedBlocks<'a> {
+    /// Number of levels listed.
+    pub fn levels(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Level `l`'s blocks (empty past the levels listed).
+    pub fn level(&self, l: usize) -> Result<DeviceSlice<'a, u32>> {
+        let (offset, count) = self.ranges.get(l).copied().unwrap_or((0, 0));
+        self.ids.slice(offset..offset + count)
+    }
 }
 
 /// Data stored per block of a [`Mesh`], updated by the adaptation through these hooks
@@ -118,6 +131,8 @@ impl<D: Dim> Mesh<D> {
         }
         (times.before_coarsen, times.before_coarsen_submissions) = watch.lap()?.into();
         let report = self.adapt_with(ws)?;
+        // The mesh routine times and counts its own steps (the report); this lap only
+        // moves the stopwatch's base past it.
         watch.lap()?;
         {
             let (parents, offsets) = ws.refined_by_level();
@@ -126,9 +141,9 @@ impl<D: Dim> Mesh<D> {
                 d.fill_new_children(self, refined, stage)?;
             }
         }
-        let counts = self.relinked_parents(ws)?;
+        self.relinked_parents(ws)?;
         (times.fill_new_children, times.fill_new_children_submissions) = watch.lap()?.into();
-        let relinked = RelinkedBlocks { lists: &ws.parents_by_level, counts: &counts };
+        let relinked = RelinkedBlocks { ids: &ws.relinked_ids, ranges: &ws.relinked_ranges };
         for d in data.iter_mut() {
             d.after_relink(self, relinked, stage)?;
         }

@@ -72,8 +72,12 @@ pub struct AdaptWorkspace {
     /// Blocks the last adapt refined (the first entries of `r`).
     pub(crate) n_refined: usize,
     /// Per level, the map blocks with children not just refined (see
-    /// [`Mesh::relinked_parents`]), and a count slot per level.
-    pub(crate) parents_by_level: Vec<Buffer<u32>>,
+    /// [`Mesh::relinked_parents`]): every level's list in one buffer, each level's
+    /// `(offset, count)`, where each level begins in the compaction's input, and the
+    /// compaction's counts there.
+    pub(crate) relinked_ids: Buffer<u32>,
+    pub(crate) relinked_ranges: Vec<(usize, usize)>,
+    pub(crate) relinked_starts: Buffer<u32>,
     pub(crate) level_counts: Buffer<u64>,
     /// Time every step separately ([`super::AdaptReport::per_step`]): synchronises the
     /// device after each step, which adds to small adapts. Off by default.
@@ -118,7 +122,9 @@ impl AdaptWorkspace {
             flagged_base: None,
             relinked: 0,
             n_refined: 0,
-            parents_by_level: Vec::new(),
+            relinked_ids: z(),
+            relinked_ranges: Vec::new(),
+            relinked_starts: z(),
             level_counts: Buffer::Host(Vec::new()),
             active: z(),
             active_level: None,

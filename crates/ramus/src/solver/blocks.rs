@@ -43,7 +43,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> BlockData<Q::Dim> for SolverBl
     fn after_relink(&mut self, mesh: &Mesh<Q::Dim>, relinked: RelinkedBlocks<'_>, stage: AdaptStage) -> Result<()> {
         self.solver.rebuild_schedule(mesh)?;
         self.solver.update_profiles(mesh)?;
-        self.solver.average_relinked_parents(mesh, relinked.lists, relinked.counts, root_odd(stage))
+        self.solver.average_relinked_parents(mesh, relinked, root_odd(stage))
     }
 
     /// The shifted populations of the blocks as stored ([`crate::PoolStorage`]), as raw

@@ -12,7 +12,7 @@ use super::advance::{Blocks, TWO_PASS_SAMPLES};
 use super::by_level::ByLevel;
 use super::state::Solver;
 use crate::amr::workspace::ensure;
-use crate::amr::Mesh;
+use crate::amr::{Mesh, RelinkedBlocks};
 use crate::backend::primitives as prim;
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::error::Result;
@@ -166,9 +166,8 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     }
 
     /// After an adapt (ghosts refreshed before it, no step since): averages every cell of
-    /// the given parents, finest first; `lists[l][..counts[l]]` are level `l`'s (the
-    /// parents whose children's ghost layers the adapt may have changed,
-    /// [`Mesh::relinked_parents`]).
+    /// the given parents, finest first: `relinked`, the parents whose children's ghost
+    /// layers the adapt may have changed ([`Mesh::relinked_parents`]).
     ///
     /// Why: the coarse cells under ghost cells feed the interpolation and are never
     /// averaged, only stepped on their level. Where the adapt created ghost cells, those
@@ -180,13 +179,12 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     pub fn average_relinked_parents(
         &mut self,
         mesh: &Mesh<Q::Dim>,
-        lists: &[Buffer<u32>],
-        counts: &[usize],
+        relinked: RelinkedBlocks<'_>,
         root_odd: bool,
     ) -> Result<()> {
-        for l in (0..counts.len()).rev() {
-            if counts[l] > 0 {
-                let list = lists[l].slice(..counts[l])?;
+        for l in (0..relinked.levels()).rev() {
+            let list = relinked.level(l)?;
+            if !list.is_empty() {
                 self.average(mesh, Blocks::Given(list), l, l == 0 && root_odd, AVERAGE_ALL)?;
             }
         }
