@@ -448,7 +448,8 @@ fn compact_deferred_matches_compact() {
 }
 
 /// `compact_segmented` leaves the compaction in `out` and, for every start, the number of
-/// kept items before it (and the total after the last), against a naive count.
+/// kept items before it (and the total after the last), against a naive count;
+/// `compact_segments` returns the same as each segment's offset and length.
 #[test]
 fn compact_segmented_matches_counts() {
     let d = dev();
@@ -475,7 +476,19 @@ fn compact_segmented_matches_counts() {
         let out = d.download(&out).unwrap();
         assert_eq!(&out[..kept.len()], &kept[..], "n = {n}");
         assert!(out[kept.len()..].iter().all(|&x| x == SENTINEL), "n = {n}: written past the count");
+        // `compact_segments`: the same compaction, and each segment's (offset, length).
+        let starts: Vec<usize> = starts.iter().map(|&p| p as usize).collect();
+        let mut out = d.upload(&vec![SENTINEL; n + PAD]).unwrap();
+        let ranges = prim::compact_segments(&d, &mut s, &fb, &vb, n, &mut out, &starts).unwrap();
+        let want: Vec<(usize, usize)> = want.windows(2).map(|w| (w[0] as usize, (w[1] - w[0]) as usize)).collect();
+        assert_eq!(ranges, want, "n = {n}");
+        assert_eq!(&d.download(&out).unwrap()[..kept.len()], &kept[..], "n = {n}");
     }
+    // Starts out of order or past the items are errors, not launches.
+    let (fb, mut out) = (d.upload(&[1u32; 4]).unwrap(), d.zeros::<u32>(4).unwrap());
+    assert!(prim::compact_segments(&d, &mut s, &fb, &fb, 4, &mut out, &[2, 1]).is_err());
+    assert!(prim::compact_segments(&d, &mut s, &fb, &fb, 4, &mut out, &[0, 5]).is_err());
+    assert_eq!(prim::compact_segments(&d, &mut s, &fb, &fb, 4, &mut out, &[]).unwrap(), vec![]);
     // Too short a counts buffer is an error, not a launch.
     let (fb, sb) = (d.upload(&[1u32; 4]).unwrap(), d.upload(&[0u32, 2]).unwrap());
     let (mut out, mut at) = (d.zeros::<u32>(4).unwrap(), d.zeros::<u64>(2).unwrap());

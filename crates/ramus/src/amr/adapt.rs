@@ -563,25 +563,16 @@ impl<D: Dim> Mesh<D> {
             );
             run::<RelinkedParents<D>>(&dev, n, a)?;
         }
-        if !holds(&dev, &ws.relinked_starts, levels) || !holds(&dev, &ws.level_counts, levels + 1) {
-            ws.relinked_starts = dev.zeros(levels)?;
-            ws.level_counts = dev.zeros(levels + 1)?;
-        }
-        let starts: Vec<u32> = (0..levels).map(|l| (l * n) as u32).collect();
-        dev.write(&mut ws.relinked_starts, 0, &starts)?;
-        prim::compact_segmented(
+        let starts: Vec<usize> = (0..levels).map(|l| l * n).collect();
+        ws.relinked_ranges = prim::compact_segments(
             &dev,
             &mut ws.scratch,
             &ws.gathered_valid,
             &ws.gathered,
             total,
             &mut ws.relinked_ids,
-            &ws.relinked_starts,
-            levels,
-            &mut ws.level_counts,
+            &starts,
         )?;
-        let at = dev.read(&ws.level_counts, 0..levels + 1)?;
-        ws.relinked_ranges = (0..levels).map(|l| (at[l] as usize, (at[l + 1] - at[l]) as usize)).collect();
         Ok(())
     }
 

@@ -73,12 +73,9 @@ pub struct AdaptWorkspace {
     pub(crate) n_refined: usize,
     /// Per level, the map blocks with children not just refined (see
     /// [`Mesh::relinked_parents`]): every level's list in one buffer, each level's
-    /// `(offset, count)`, where each level begins in the compaction's input, and the
-    /// compaction's counts there.
+    /// `(offset, count)`.
     pub(crate) relinked_ids: Buffer<u32>,
     pub(crate) relinked_ranges: Vec<(usize, usize)>,
-    pub(crate) relinked_starts: Buffer<u32>,
-    pub(crate) level_counts: Buffer<u64>,
     /// Time every step separately ([`super::AdaptReport::per_step`]): synchronises the
     /// device after each step, which adds to small adapts. Off by default.
     pub profile: bool,
@@ -124,8 +121,6 @@ impl AdaptWorkspace {
             n_refined: 0,
             relinked_ids: z(),
             relinked_ranges: Vec::new(),
-            relinked_starts: z(),
-            level_counts: Buffer::Host(Vec::new()),
             active: z(),
             active_level: None,
             flags: z(),

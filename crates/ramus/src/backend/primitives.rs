@@ -50,7 +50,7 @@ mod deferred;
 mod pack;
 mod seen;
 mod sort;
-pub use deferred::{compact_deferred, compact_segmented, remove_if_deferred};
+pub use deferred::{compact_deferred, compact_segmented, compact_segments, remove_if_deferred};
 pub use pack::pack_blocks;
 pub use seen::{distinct_short, distinct_short_gathered, mark_seen, take_seen, take_seen_deferred, Gather};
 pub use sort::{scatter, sort_by_key};
@@ -72,12 +72,15 @@ pub struct Scratch {
     keys: Option<Buffer<u32>>,
     /// Ping-pong values of the sort.
     values: Option<Buffer<u32>>,
+    /// Segment starts and the counts at them ([`compact_segments`]).
+    starts: Option<Buffer<u32>>,
+    at: Option<Buffer<u64>>,
 }
 
 impl Scratch {
     /// Empty temporaries for `dev` (allocated at first use).
     pub fn new(_dev: &Device) -> Scratch {
-        Scratch { sums: None, local: None, keys: None, values: None }
+        Scratch { sums: None, local: None, keys: None, values: None, starts: None, at: None }
     }
 
     /// Bytes currently held.
@@ -85,7 +88,7 @@ impl Scratch {
         fn b<T>(x: &Option<Buffer<T>>) -> usize {
             x.as_ref().map_or(0, |x| x.len() * std::mem::size_of::<T>())
         }
-        b(&self.sums) + b(&self.local) + b(&self.keys) + b(&self.values)
+        b(&self.sums) + b(&self.local) + b(&self.keys) + b(&self.values) + b(&self.starts) + b(&self.at)
     }
 }
 

@@ -1,13 +1,13 @@
 //! Blocks of every level picked by one [`FlagBlocks`] selector (the parents that a read
 //! of the solution saves, the candidates for coarsening), built as [`super::schedule`]
 //! builds its lists: one flagging launch per level into one buffer, one compaction of
-//! all levels ([`prim::compact_segmented`]) and one read-back for every level's length,
+//! all levels ([`prim::compact_segments`]) and one read-back for every level's length,
 //! where a compaction per level took four launches and a copy.
 
 use ramus_kernels::schedule::{FlagArgs, FlagBlocks, SELECT_OBSTACLE_LEAVES, SELECT_WALL_BLOCKS};
 use ramus_kernels::Dim;
 
-use crate::amr::workspace::{ensure, holds};
+use crate::amr::workspace::ensure;
 use crate::amr::Mesh;
 use crate::backend::primitives::{self as prim, Scratch};
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
@@ -22,9 +22,6 @@ pub(crate) struct ByLevel {
     /// The compaction's input: a flag and the block ID per block of the chosen levels.
     flags: Buffer<u32>,
     values: Buffer<u32>,
-    /// Where each level begins in the input, and the compaction's count there.
-    starts: Buffer<u32>,
-    at: Buffer<u64>,
     scratch: Scratch,
 }
 
@@ -35,8 +32,6 @@ impl ByLevel {
             ranges: Vec::new(),
             flags: Buffer::Host(Vec::new()),
             values: Buffer::Host(Vec::new()),
-            starts: Buffer::Host(Vec::new()),
-            at: Buffer::Host(Vec::new()),
             scratch: Scratch::new(dev),
         }
     }
@@ -104,27 +99,15 @@ impl ByLevel {
             unsafe { dev.launch::<FlagBlocks>(counts[l], args)? };
             dev.copy(ids, counts[l], &mut self.values, off[l])?;
         }
-        if !holds(dev, &self.starts, levels) || !holds(dev, &self.at, levels + 1) {
-            self.starts = dev.zeros(levels)?;
-            self.at = dev.zeros(levels + 1)?;
-        }
-        let starts: Vec<u32> = off[..levels].iter().map(|&o| o as u32).collect();
-        dev.write(&mut self.starts, 0, &starts)?;
-        prim::compact_segmented(
+        self.ranges = prim::compact_segments(
             dev,
             &mut self.scratch,
             &self.flags,
             &self.values,
             n,
             &mut self.ids,
-            &self.starts,
-            levels,
-            &mut self.at,
+            &off[..levels],
         )?;
-        let at = dev.read(&self.at, 0..levels + 1)?;
-        for l in 0..levels {
-            self.ranges[l] = (at[l] as usize, (at[l + 1] - at[l]) as usize);
-        }
         Ok(())
     }
 }

@@ -7,7 +7,7 @@
 use ramus_kernels::schedule::{FlagLists, FlagListsArgs, LISTS, LIST_GHOSTS, LIST_OBSTACLE, LIST_PARENTS, LIST_WALLS};
 use ramus_kernels::Dim;
 
-use crate::amr::workspace::{ensure, holds};
+use crate::amr::workspace::ensure;
 use crate::amr::Mesh;
 use crate::backend::primitives::{self as prim, Scratch};
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
@@ -39,7 +39,7 @@ pub(crate) struct LevelLists {
 }
 
 impl LevelLists {
-    /// The lists in the order of their `LIST_*` bits.
+    /// The lists with their `LIST_*` bits, in the bits' order.
     fn lists(&mut self) -> [(&mut List, u32); LISTS] {
         [
             (&mut self.ghosts, LIST_GHOSTS),
@@ -58,9 +58,6 @@ pub(crate) struct Schedule {
     /// The compaction's input: flags and block IDs, one segment per kind of list.
     flags: Buffer<u32>,
     values: Buffer<u32>,
-    /// Where each (kind, level) begins in the input, and the compaction's count there.
-    starts: Buffer<u32>,
-    at: Buffer<u64>,
     scratch: Scratch,
 }
 
@@ -71,8 +68,6 @@ impl Schedule {
             ids: Buffer::Host(Vec::new()),
             flags: Buffer::Host(Vec::new()),
             values: Buffer::Host(Vec::new()),
-            starts: Buffer::Host(Vec::new()),
-            at: Buffer::Host(Vec::new()),
             scratch: Scratch::new(dev),
         }
     }
@@ -134,38 +129,23 @@ impl Schedule {
             // SAFETY: the ID set holds active IDs of the pool; `onb` holds a flag per pool block.
             unsafe { dev.launch::<FlagLists>(counts[l], args)? };
         }
-        // Segment `k`'s level `l` begins at `k * stride + off[l]`.
-        let m = segments * levels;
-        let starts: Vec<u32> =
-            (0..segments).flat_map(|k| off[..levels].iter().map(move |&o| (k * stride + o) as u32)).collect();
-        if !holds(dev, &self.starts, m) || !holds(dev, &self.at, m + 1) {
-            self.starts = dev.zeros(m)?;
-            self.at = dev.zeros(m + 1)?;
-        }
-        dev.write(&mut self.starts, 0, &starts)?;
-        prim::compact_segmented(
-            dev,
-            &mut self.scratch,
-            &self.flags,
-            &self.values,
-            n,
-            &mut self.ids,
-            &self.starts,
-            m,
-            &mut self.at,
-        )?;
-        let at = dev.read(&self.at, 0..m + 1)?;
-        let mut k = 0;
-        for bit in [LIST_GHOSTS, LIST_PARENTS, LIST_OBSTACLE, LIST_WALLS] {
-            if kinds & bit == 0 {
-                continue;
+        // Kind `k`'s level `l` begins at `k * stride + off[l]`: segment `k * levels + l`.
+        let starts: Vec<usize> =
+            (0..segments).flat_map(|k| off[..levels].iter().map(move |&o| k * stride + o)).collect();
+        let ranges =
+            prim::compact_segments(dev, &mut self.scratch, &self.flags, &self.values, n, &mut self.ids, &starts)?;
+        // One range per start, in the starts' order: kind, then level.
+        let mut ranges = ranges.into_iter();
+        let mut by_level: Vec<_> = self.levels.iter_mut().map(LevelLists::lists).collect();
+        for k in 0..LISTS {
+            for lists in by_level.iter_mut() {
+                let (list, bit) = &mut lists[k];
+                if kinds & *bit != 0 {
+                    if let Some((offset, len)) = ranges.next() {
+                        **list = List { offset, len };
+                    }
+                }
             }
-            for (l, lists) in self.levels.iter_mut().enumerate() {
-                let s = k * levels + l;
-                let (list, _) = lists.lists().into_iter().find(|(_, b)| *b == bit).expect("every bit has a list");
-                *list = List { offset: at[s] as usize, len: (at[s + 1] - at[s]) as usize };
-            }
-            k += 1;
         }
         Ok(())
     }

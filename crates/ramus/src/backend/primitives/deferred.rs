@@ -3,8 +3,8 @@
 //! read-back where the host knows the count already.
 
 use super::{
-    check, compact_values, grow, k, scan_into_scratch, scanned, word_size, Buffer, Device, Elem, Result, Scratch,
-    Views, NONZERO, ZERO,
+    check, compact_values, grow, k, scan_into_scratch, scanned, word_size, Buffer, Device, Elem, Error, Result,
+    Scratch, Views, NONZERO, ZERO,
 };
 
 /// Stream compaction like [`compact`](super::compact), without reading the count back: `out` must hold
@@ -83,6 +83,47 @@ pub fn compact_segmented<T: Elem>(
     // SAFETY: the kernel reads `local` and `offsets` only below `n` (the launch checks they
     // cover it), any other position reads the total.
     unsafe { dev.launch::<k::ScanAt>(m + 1, args) }
+}
+
+/// [`compact_segmented`] for a caller that wants the segments on the host: segment `s`
+/// begins at `starts[s]` (ascending, at most `n`; the last one ends at `n`), and the
+/// result's `s`-th `(offset, length)` says where its kept items lie in `out`. The starts
+/// and counts live in `scratch`: one write, the compaction and one read-back (a device
+/// synchronisation) for every segment, however many.
+#[allow(clippy::too_many_arguments)]
+pub fn compact_segments<T: Elem>(
+    dev: &Device,
+    scratch: &mut Scratch,
+    flags: &Buffer<u32>,
+    values: &Buffer<T>,
+    n: usize,
+    out: &mut Buffer<T>,
+    starts: &[usize],
+) -> Result<Vec<(usize, usize)>> {
+    let m = starts.len();
+    if m == 0 {
+        return Ok(Vec::new());
+    }
+    if starts.windows(2).any(|w| w[0] > w[1]) || starts[m - 1] > n {
+        return Err(Error::invalid(
+            "compact_segments starts",
+            format!("{starts:?}"),
+            format!("ascending, at most n = {n}"),
+        ));
+    }
+    let host: Vec<u32> = starts.iter().map(|&s| s as u32).collect();
+    // Out of the scratch while the compaction borrows it, back in even on an error.
+    let (mut s_buf, mut at_buf) = (scratch.starts.take(), scratch.at.take());
+    let mut run = || -> Result<Vec<u64>> {
+        let starts = grow(dev, &mut s_buf, m)?;
+        dev.write(starts, 0, &host)?;
+        let at = grow(dev, &mut at_buf, m + 1)?;
+        compact_segmented(dev, scratch, flags, values, n, out, s_buf.as_ref().expect("grown above"), m, at)?;
+        dev.read(at, 0..m + 1)
+    };
+    let at = run();
+    (scratch.starts, scratch.at) = (s_buf, at_buf);
+    Ok(at?.windows(2).map(|w| (w[0] as usize, (w[1] - w[0]) as usize)).collect())
 }
 
 /// [`remove_if`](super::remove_if) without reading the count back: keeps the `values[i]`

@@ -51,7 +51,7 @@ pub fn sort_by_key(
     grow(dev, &mut scratch.local, n)?;
     grow(dev, &mut scratch.keys, n)?;
     grow(dev, &mut scratch.values, n)?;
-    let Scratch { sums, local, keys: tmp_k, values: tmp_v } = scratch;
+    let Scratch { sums, local, keys: tmp_k, values: tmp_v, .. } = scratch;
     let (sums, local) = (sums.as_mut().expect("grown"), local.as_mut().expect("grown"));
     let (tmp_k, tmp_v) = (tmp_k.as_mut().expect("grown"), tmp_v.as_mut().expect("grown"));
     for bit in 0..key_bits {
