@@ -48,15 +48,15 @@ fn main() -> anyhow::Result<()> {
             .mesh_steps
             .iter()
             .zip(last.mesh_steps.iter())
-            .map(|(a, b)| format!("{} {:.3}", a.0, d(a.1, b.1)))
+            .map(|(a, b)| format!("{} {:.3}", a.0, d(a.1.time, b.1.time)))
             .collect();
         println!(
             "adapt {k}: wall {:.3} ms (sync {:.3}, crit {:.3}, mesh {:.3}, fill {:.3}) refined {} coarsened {} blocks {:?} | {}",
             d(t.wall, last.wall),
-            d(t.synchronize, last.synchronize),
-            d(t.criterion, last.criterion),
-            d(t.mesh, last.mesh),
-            d(t.fill, last.fill),
+            d(t.synchronize.time, last.synchronize.time),
+            d(t.criterion.time, last.criterion.time),
+            d(t.mesh.time, last.mesh.time),
+            d(t.fill.time, last.fill.time),
             a.refined,
             a.coarsened,
             forest.blocks_per_level(),

@@ -214,8 +214,8 @@ fn run(args: &Args) -> Result<String> {
             ws.profile = true;
             let r = refine_and_reset(&mut mesh, &mut ws, k)?;
             profiled.push(r.total());
-            for (s, (_, d)) in r.per_step.iter().enumerate() {
-                steps[s].push(*d);
+            for (s, (_, l)) in r.per_step.iter().enumerate() {
+                steps[s].push(l.time);
             }
         }
         ws.profile = false;
@@ -237,7 +237,7 @@ fn run(args: &Args) -> Result<String> {
         empty_counts = device.counters().zip(before).map(|(now, then)| now - then);
         let (report, counted) = refine_and_reset_counted(&mut mesh, &mut ws, 1)?;
         one.push(report.total());
-        one_counts = counted.map(|c| (c, report.per_step_submissions));
+        one_counts = counted.map(|c| (c, report.per_step.map(|(_, l)| l.submissions)));
     }
     writeln!(md)?;
     writeln!(

@@ -60,6 +60,29 @@ fn user_criterion_refines_and_coarsens_during_advance() {
     assert!(t.adaptation_share() > 0.0 && t.adaptation_share() < 1.0);
 }
 
+/// While profiling, every part of an adaptation is timed (a `Lap` each): the mesh routine
+/// is the sum of its steps, the parts fit inside the adaptations' wall time, and the CPU
+/// backend submits nothing.
+#[test]
+fn profiled_adaptation_parts_add_up() {
+    let mut config = box2(2);
+    config.refinement.every = 2;
+    let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
+    forest
+        .set_user_criterion(|g, step| if step % 4 == 0 && g.level == 0 { Mark::Refine } else { Mark::Coarsen })
+        .expect("user criterion");
+    forest.set_profiling(true);
+    forest.advance(8).expect("advance");
+    let a = forest.timings().adapt;
+    assert!(a.count >= 4, "{a:?}");
+    let steps: ramus::backend::Lap = a.mesh_steps.iter().map(|s| s.1).sum();
+    assert_eq!(steps, a.mesh, "the mesh routine is the sum of its steps");
+    assert!(a.mesh.time > std::time::Duration::ZERO, "the mesh routine timed: {a:?}");
+    let parts = a.parts();
+    assert!(parts.time > std::time::Duration::ZERO && parts.time <= a.wall, "{parts:?} within {:?}", a.wall);
+    assert_eq!(parts.submissions, Default::default(), "the CPU backend submits nothing");
+}
+
 #[test]
 fn sample_and_leaf_cells_reproduce_a_linear_field() {
     // A linear velocity field is represented exactly by equilibrium initialisation and

@@ -111,7 +111,8 @@ fn cpu_and_gpu_build_identical_forests_3d() {
 #[ignore = "needs an NVIDIA GPU"]
 fn gpu_adapt_timings() {
     fn show(what: &str, r: &ramus::amr::AdaptReport) {
-        let steps: Vec<String> = r.per_step.iter().map(|(n, d)| format!("{n} {:.3}", d.as_secs_f64() * 1e3)).collect();
+        let steps: Vec<String> =
+            r.per_step.iter().map(|(n, l)| format!("{n} {:.3}", l.time.as_secs_f64() * 1e3)).collect();
         println!(
             "{what}: refined {} coarsened {} total {:.3} ms [{}]",
             r.refined,

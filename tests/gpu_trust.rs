@@ -194,11 +194,13 @@ fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: 
     assert_eq!(d.adapt.submissions, g.adapt.submissions, "{what}: adaptations submit the same");
     // By part: every launch in one part; every wait too but the three that bracket each
     // adaptation (before it, at the end of the mesh routine, after it).
-    let parts = d.adapt.part_submissions.total();
-    assert_eq!(parts.kernel_launches, d.adapt.submissions.kernel_launches, "{what}: {:?}", d.adapt.part_submissions);
+    let parts = d.adapt.parts().submissions;
+    assert_eq!(parts.kernel_launches, d.adapt.submissions.kernel_launches, "{what}: {:?}", d.adapt);
     assert_eq!(parts.graph_launches, 0, "{what}: adaptations launch no graphs");
     assert_eq!(parts.host_waits + 3 * d.adapt.count, d.adapt.submissions.host_waits, "{what}: waits by part");
-    assert!(d.adapt.part_submissions.mesh_steps[0].kernel_launches > 0, "{what}: the mesh routine's preparation");
+    assert!(d.adapt.mesh_steps[0].1.submissions.kernel_launches > 0, "{what}: the mesh routine's preparation");
+    let steps: ramus::backend::Lap = d.adapt.mesh_steps.iter().map(|s| s.1).sum();
+    assert_eq!(steps, d.adapt.mesh, "{what}: the mesh routine is the sum of its steps");
     assert_eq!(cpu.device_counters(), None, "{what}: the CPU backend submits nothing");
     assert_eq!(cpu.timings().adapt.submissions, Default::default(), "{what}: CPU adaptation counts");
     println!(

@@ -386,13 +386,14 @@ pub fn print_submissions(t: &ramus::Timings) {
     );
     if t.adapt.count > 0 && a.kernel_launches > 0 {
         let n = t.adapt.count;
-        let part = |name: &str, d: &ramus::backend::DeviceCounters| {
+        let part = |name: &str, l: &ramus::backend::Lap| {
+            let d = &l.submissions;
             format!("{name} {:.1}/{:.1}", per(d.kernel_launches, n), per(d.host_waits, n))
         };
-        let p = &t.adapt.part_submissions;
-        let mut parts = vec![part("synchronise", &p.synchronize), part("criterion", &p.criterion)];
-        parts.extend(p.mesh_steps.iter().zip(ramus::amr::ADAPT_STEPS).map(|(d, name)| part(name, d)));
-        parts.push(part("fill", &p.fill));
+        let a = &t.adapt;
+        let mut parts = vec![part("synchronise", &a.synchronize), part("criterion", &a.criterion)];
+        parts.extend(a.mesh_steps.iter().map(|(name, l)| part(name, l)));
+        parts.push(part("fill", &a.fill));
         println!("  per adaptation by part (kernel launches/waits): {}", parts.join(", "));
     }
 }
@@ -403,11 +404,11 @@ pub fn submissions_json(t: &ramus::Timings) -> serde_json::Value {
         serde_json::json!({ "kernel_launches": d.kernel_launches, "graph_launches": d.graph_launches,
             "host_waits": d.host_waits })
     };
-    let p = &t.adapt.part_submissions;
+    let a = &t.adapt;
     let mesh: serde_json::Map<String, serde_json::Value> =
-        ramus::amr::ADAPT_STEPS.iter().zip(&p.mesh_steps).map(|(n, d)| (n.to_string(), c(d))).collect();
-    let parts = serde_json::json!({ "synchronize": c(&p.synchronize), "criterion": c(&p.criterion),
-        "mesh_steps": mesh, "fill": c(&p.fill) });
+        a.mesh_steps.iter().map(|(n, l)| (n.to_string(), c(&l.submissions))).collect();
+    let parts = serde_json::json!({ "synchronize": c(&a.synchronize.submissions),
+        "criterion": c(&a.criterion.submissions), "mesh_steps": mesh, "fill": c(&a.fill.submissions) });
     serde_json::json!({ "stepping": c(&t.stepping_submissions), "adaptation": c(&t.adapt.submissions),
         "adaptation_parts": parts, "root_steps": t.root_steps, "adaptations": t.adapt.count })
 }
@@ -424,11 +425,11 @@ pub fn print_profile(t: &ramus::Timings) {
     let a = &t.adapt;
     println!(
         "  adaptation: synchronise {:.3} s, criterion {:.3} s, mesh {:.3} s, fill {:.3} s",
-        a.synchronize.as_secs_f64(),
-        a.criterion.as_secs_f64(),
-        a.mesh.as_secs_f64(),
-        a.fill.as_secs_f64()
+        a.synchronize.time.as_secs_f64(),
+        a.criterion.time.as_secs_f64(),
+        a.mesh.time.as_secs_f64(),
+        a.fill.time.as_secs_f64()
     );
-    let steps: Vec<String> = a.mesh_steps.iter().map(|(n, d)| format!("{n} {:.4}", d.as_secs_f64())).collect();
+    let steps: Vec<String> = a.mesh_steps.iter().map(|(n, l)| format!("{n} {:.4}", l.time.as_secs_f64())).collect();
     println!("  mesh routine steps (s): {}", steps.join(", "));
 }

@@ -330,9 +330,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         let submitted = self.device.counters();
         let mut laps = self.laps()?;
         self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
-        let lap = laps.lap()?;
-        self.solver.timings.adapt.synchronize += lap.time;
-        self.solver.timings.adapt.part_submissions.synchronize += lap.submissions;
+        self.solver.timings.adapt.synchronize += laps.lap()?;
         if let Some(mut f) = self.user_criterion.take() {
             let step = self.steps;
             let r = self.mark_leaves(|g| f(g, step));
@@ -343,9 +341,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
             let root_odd = self.steps % 2 == 1;
             self.solver.mark_vorticity(&mut self.mesh, root_odd, n_start, n_inc, length)?;
         }
-        let lap = laps.lap()?;
-        self.solver.timings.adapt.criterion += lap.time;
-        self.solver.timings.adapt.part_submissions.criterion += lap.submissions;
+        self.solver.timings.adapt.criterion += laps.lap()?;
         self.apply_marks(laps, submitted)
     }
 
@@ -367,13 +363,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         let submitted = self.device.counters();
         let mut laps = self.laps()?;
         self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
-        let lap = laps.lap()?;
-        self.solver.timings.adapt.synchronize += lap.time;
-        self.solver.timings.adapt.part_submissions.synchronize += lap.submissions;
+        self.solver.timings.adapt.synchronize += laps.lap()?;
         self.mark_leaves(mark)?;
-        let lap = laps.lap()?;
-        self.solver.timings.adapt.criterion += lap.time;
-        self.solver.timings.adapt.part_submissions.criterion += lap.submissions;
+        self.solver.timings.adapt.criterion += laps.lap()?;
         self.apply_marks(laps, submitted)
     }
 
@@ -432,23 +424,17 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         self.device.synchronize()?;
         let times = &mut self.solver.timings.adapt;
         times.synchronize += hooks.before_coarsen;
-        times.mesh += report.per_step.iter().map(|s| s.1).sum::<Duration>();
-        times.fill += hooks.fill_new_children + hooks.after_relink;
+        for (acc, s) in times.mesh_steps.iter_mut().zip(report.per_step) {
+            acc.1 += s.1;
+            times.mesh += s.1;
+        }
+        times.fill += hooks.fill_new_children;
+        times.fill += hooks.after_relink;
         times.wall += laps.elapsed();
         times.count += 1;
         if let (Some(now), Some(then)) = (self.device.counters(), submitted) {
             times.submissions += now - then;
         }
-        for (acc, s) in times.mesh_steps.iter_mut().zip(report.per_step) {
-            acc.1 += s.1;
-        }
-        let parts = &mut times.part_submissions;
-        parts.synchronize += hooks.before_coarsen_submissions;
-        for (acc, &s) in parts.mesh_steps.iter_mut().zip(&report.per_step_submissions) {
-            *acc += s;
-        }
-        parts.fill += hooks.fill_new_children_submissions;
-        parts.fill += hooks.after_relink_submissions;
         Ok(Adaptation { refined: report.refined, coarsened: report.coarsened })
     }
 

@@ -407,7 +407,8 @@ fn list_lengths_and_deduplications_build_the_same_forest() {
 #[ignore = "benchmark"]
 fn cpu_adapt_timings() {
     fn show(what: &str, r: &ramus::amr::AdaptReport) {
-        let steps: Vec<String> = r.per_step.iter().map(|(n, d)| format!("{n} {:.2}", d.as_secs_f64() * 1e3)).collect();
+        let steps: Vec<String> =
+            r.per_step.iter().map(|(n, l)| format!("{n} {:.2}", l.time.as_secs_f64() * 1e3)).collect();
         println!(
             "{what}: refined {} coarsened {} total {:.2} ms [{}]",
             r.refined,

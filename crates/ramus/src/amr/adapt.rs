@@ -37,7 +37,7 @@ use super::workspace::{amr_args, ensure, holds, key_bits, run, run_list, AdaptWo
 use super::{metadata_bytes_per_block, Mesh};
 use crate::backend::primitives as prim;
 use crate::backend::stopwatch::Stopwatch;
-use crate::backend::{Buffer, Device, DeviceCounters, Views};
+use crate::backend::{Buffer, Device, Lap, Views};
 use crate::error::{Error, Result};
 
 /// A view of the active blocks this adapt read: `ws.active`, or the ID set of
@@ -61,12 +61,11 @@ pub struct AdaptReport {
     pub refined: usize,
     /// Blocks coarsened (each lost its children).
     pub coarsened: usize,
-    /// Wall time of each step ([`ADAPT_STEPS`]), measured after a device synchronisation;
-    /// zero unless [`AdaptWorkspace::profile`] is set.
-    pub per_step: [(&'static str, Duration); 9],
-    /// Kernel launches, graph launches and host waits of each step (CUDA; zero on the
-    /// CPU), counted whether profiling or not (the profiling's own waits are not counted).
-    pub per_step_submissions: [DeviceCounters; 9],
+    /// Each step ([`ADAPT_STEPS`]) by name: its wall time, measured after a device
+    /// synchronisation and zero unless [`AdaptWorkspace::profile`] is set, and its
+    /// kernel launches, graph launches and host waits (CUDA; zero on the CPU), counted
+    /// whether profiling or not.
+    pub per_step: [(&'static str, Lap); 9],
     /// Wall time of the whole call, the device synchronised at its end.
     pub elapsed: Duration,
 }
@@ -78,33 +77,26 @@ impl AdaptReport {
     }
 }
 
-/// Per-step times of one adapt ([`Stopwatch`] laps: zero unless profiling) and their
-/// submissions.
+/// The steps of one adapt ([`Stopwatch`] laps: times zero unless profiling).
 struct Clock {
     watch: Stopwatch,
-    steps: [(&'static str, Duration); 9],
-    submissions: [DeviceCounters; 9],
+    steps: [(&'static str, Lap); 9],
 }
 
 impl Clock {
     fn new(dev: Device, profile: bool) -> Self {
-        let mut steps = [("", Duration::ZERO); 9];
-        for (s, n) in steps.iter_mut().zip(ADAPT_STEPS) {
-            s.0 = n;
-        }
-        Clock { watch: Stopwatch::new(dev, profile), steps, submissions: Default::default() }
+        Clock { watch: Stopwatch::new(dev, profile), steps: ADAPT_STEPS.map(|n| (n, Lap::default())) }
     }
 
     fn lap(&mut self, step: usize) -> Result<()> {
-        let lap = self.watch.lap()?;
-        (self.steps[step].1, self.submissions[step]) = (lap.time, lap.submissions);
+        self.steps[step].1 = self.watch.lap()?;
         Ok(())
     }
 
     /// The report, after waiting for the device.
     fn report(self, refined: usize, coarsened: usize) -> Result<AdaptReport> {
         let elapsed = self.watch.total()?;
-        Ok(AdaptReport { refined, coarsened, per_step: self.steps, per_step_submissions: self.submissions, elapsed })
+        Ok(AdaptReport { refined, coarsened, per_step: self.steps, elapsed })
     }
 }
 

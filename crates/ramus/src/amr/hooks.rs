@@ -14,13 +14,12 @@
 //! what a checkpoint does now and what migrating blocks between ranks will do later.
 
 use std::ops::Range;
-use std::time::Duration;
 
 use ramus_kernels::Dim;
 
 use super::{AdaptReport, AdaptWorkspace, Mesh};
 use crate::backend::stopwatch::Stopwatch;
-use crate::backend::{Buffer, DeviceCounters, DeviceSlice};
+use crate::backend::{Buffer, DeviceSlice, Lap};
 use crate::error::Result;
 
 /// Where in the run an adaptation happens.
@@ -94,23 +93,17 @@ pub trait BlockData<D: Dim> {
     fn deserialize(&mut self, mesh: &Mesh<D>, blocks: Range<usize>, bytes: &[u8]) -> Result<()>;
 }
 
-/// Wall time of the block-data hooks of one [`Mesh::adapt_blocks`], all fields together
-/// (zero unless [`AdaptWorkspace::profile`] is set), and their submissions to the device
-/// (CUDA; counted whether profiling or not).
+/// What the block-data hooks of one [`Mesh::adapt_blocks`] cost, all fields together:
+/// wall time (zero unless [`AdaptWorkspace::profile`] is set) and submissions to the
+/// device (CUDA; counted whether profiling or not).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct HookTimes {
     /// [`BlockData::before_coarsen`].
-    pub before_coarsen: Duration,
-    /// [`BlockData::fill_new_children`] (with the mesh's count of relinked parents).
-    pub fill_new_children: Duration,
+    pub before_coarsen: Lap,
+    /// [`BlockData::fill_new_children`], with the mesh's list of relinked parents.
+    pub fill_new_children: Lap,
     /// [`BlockData::after_relink`].
-    pub after_relink: Duration,
-    /// Kernel launches, graph launches and host waits of [`BlockData::before_coarsen`].
-    pub before_coarsen_submissions: DeviceCounters,
-    /// The same of [`BlockData::fill_new_children`] (with the relinked parents' count).
-    pub fill_new_children_submissions: DeviceCounters,
-    /// The same of [`BlockData::after_relink`].
-    pub after_relink_submissions: DeviceCounters,
+    pub after_relink: Lap,
 }
 
 impl<D: Dim> Mesh<D> {
@@ -129,7 +122,7 @@ impl<D: Dim> Mesh<D> {
         for d in data.iter_mut() {
             d.before_coarsen(self, stage)?;
         }
-        (times.before_coarsen, times.before_coarsen_submissions) = watch.lap()?.into();
+        times.before_coarsen = watch.lap()?;
         let report = self.adapt_with(ws)?;
         // The mesh routine times and counts its own steps (the report); this lap only
         // moves the stopwatch's base past it.
@@ -142,12 +135,12 @@ impl<D: Dim> Mesh<D> {
             }
         }
         self.relinked_parents(ws)?;
-        (times.fill_new_children, times.fill_new_children_submissions) = watch.lap()?.into();
+        times.fill_new_children = watch.lap()?;
         let relinked = RelinkedBlocks { ids: &ws.relinked_ids, ranges: &ws.relinked_ranges };
         for d in data.iter_mut() {
             d.after_relink(self, relinked, stage)?;
         }
-        (times.after_relink, times.after_relink_submissions) = watch.lap()?.into();
+        times.after_relink = watch.lap()?;
         Ok((report, times))
     }
 }

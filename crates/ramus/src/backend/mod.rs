@@ -14,6 +14,7 @@ pub(crate) mod stopwatch;
 
 pub use device::{Buffer, Device, DeviceCounters, Elem};
 pub use slice::{DeviceSlice, DeviceSliceMut, Views};
+pub use stopwatch::Lap;
 
 use std::fmt;
 use std::str::FromStr;

@@ -19,19 +19,32 @@ pub(crate) struct Stopwatch {
     counted: Option<DeviceCounters>,
 }
 
-/// One part of the work between two laps.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Lap {
-    /// Its wall time (zero unless profiling).
+/// What one part of the work cost (a lap of the stopwatch, or the sum of several): the
+/// figures of [`crate::Timings`], [`crate::amr::AdaptReport`] and [`crate::amr::HookTimes`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Lap {
+    /// Wall time, measured after a device synchronisation; zero unless profiling (see
+    /// [`crate::Forest::set_profiling`], [`crate::amr::AdaptWorkspace::profile`]).
     pub time: Duration,
-    /// Its kernel launches, graph launches and waits, not counting the profiling's own
-    /// wait at the end of the lap (zero on the CPU).
+    /// Kernel launches, graph launches and host waits (CUDA; zero on the CPU backend,
+    /// which submits nothing), counted whether profiling or not; the profiling's own
+    /// waits are not counted.
     pub submissions: DeviceCounters,
 }
 
-impl From<Lap> for (Duration, DeviceCounters) {
-    fn from(l: Lap) -> Self {
-        (l.time, l.submissions)
+impl std::ops::AddAssign for Lap {
+    fn add_assign(&mut self, rhs: Self) {
+        self.time += rhs.time;
+        self.submissions += rhs.submissions;
+    }
+}
+
+impl std::iter::Sum for Lap {
+    fn sum<I: Iterator<Item = Lap>>(iter: I) -> Lap {
+        iter.fold(Lap::default(), |mut acc, l| {
+            acc += l;
+            acc
+        })
     }
 }
 

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::amr::ADAPT_STEPS;
-use crate::backend::DeviceCounters;
+use crate::backend::{DeviceCounters, Lap};
 
 /// Wall time of the grid routines of one level (measured only while profiling, see
 /// [`crate::Forest::set_profiling`]: each routine is then followed by a device
@@ -18,9 +18,12 @@ pub struct LevelTimes {
     pub average: Duration,
 }
 
-/// Wall time of the adaptations, summed over all of them. The parts are measured only
-/// while profiling (see [`crate::Forest::set_profiling`]: each part is then followed by a
-/// device synchronisation, which the unprofiled run avoids); they are zero otherwise.
+/// What the adaptations cost, summed over all of them: the wall time of each, and by
+/// part its time and submissions to the device ([`Lap`]). The parts' times are measured
+/// only while profiling (see [`crate::Forest::set_profiling`]: each part is then followed
+/// by a device synchronisation, which the unprofiled run avoids) and zero otherwise; their
+/// kernel launches, graph launches and host waits (CUDA; zero on the CPU) are counted
+/// either way: what to fuse or keep on the device to make a small adaptation cheaper.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AdaptTimes {
     /// Adaptations performed.
@@ -28,54 +31,25 @@ pub struct AdaptTimes {
     /// Wall time of the adaptations, the device synchronised before and after each.
     pub wall: Duration,
     /// Pre-synchronisation: averaging up, then interpolating to ghosts (paper: "global
-    /// averaging ... Next, interpolation").
-    pub synchronize: Duration,
+    /// averaging ... Next, interpolation"), and averaging the parents about to be coarsened.
+    pub synchronize: Lap,
     /// Refinement criterion and marking.
-    pub criterion: Duration,
-    /// The mesh routine (Preparation and steps 1–8), see [`crate::amr::Mesh::adapt_with`].
-    pub mesh: Duration,
-    /// Filling new children by interpolation and rebuilding the work lists.
-    pub fill: Duration,
-    /// Of `fill`: the solid cells of every active block and the wall distances of the
-    /// blocks next to them (built-in shapes, STL bodies; only while profiling).
+    pub criterion: Lap,
+    /// The mesh routine (Preparation and steps 1–8), see [`crate::amr::Mesh::adapt_with`]:
+    /// the sum of `mesh_steps`.
+    pub mesh: Lap,
+    /// Filling new children by interpolation, rebuilding the work lists and refreshing
+    /// the relinked parents.
+    pub fill: Lap,
+    /// Of `fill`'s time: the solid cells of every active block and the wall distances of
+    /// the blocks next to them (built-in shapes, STL bodies; only while profiling).
     pub geometry: Duration,
-    /// Per step of the mesh routine ([`ADAPT_STEPS`]; only while profiling).
-    pub mesh_steps: [(&'static str, Duration); 9],
-    /// Kernel launches, graph launches and host waits of the adaptations (CUDA; zero on
-    /// the CPU backend, which submits nothing: see [`crate::backend::Device::counters`]).
+    /// Per step of the mesh routine ([`ADAPT_STEPS`]).
+    pub mesh_steps: [(&'static str, Lap); 9],
+    /// Kernel launches, graph launches and host waits of the adaptations as a whole:
+    /// those of the parts and the waits that bracket each adaptation (before it, at the
+    /// end of the mesh routine and after it).
     pub submissions: DeviceCounters,
-    /// The same by part (counted whether profiling or not).
-    pub part_submissions: AdaptSubmissions,
-}
-
-/// Kernel launches, graph launches and host waits of the adaptations by part, summed over
-/// them (CUDA; zero on the CPU): what to fuse or keep on the device to make a small
-/// adaptation cheaper. The profiling's own waits are not counted; nor, in the parts, the
-/// waits that bracket each adaptation (before it, at the end of the mesh routine and after
-/// it), which [`AdaptTimes::submissions`] includes.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct AdaptSubmissions {
-    /// Refreshing the ghost cells and averaging the parents about to be coarsened.
-    pub synchronize: DeviceCounters,
-    /// The refinement criterion and marking.
-    pub criterion: DeviceCounters,
-    /// Each step of the mesh routine ([`ADAPT_STEPS`]).
-    pub mesh_steps: [DeviceCounters; 9],
-    /// Filling new children, rebuilding the work lists and refreshing relinked parents.
-    pub fill: DeviceCounters,
-}
-
-impl AdaptSubmissions {
-    /// The sum of the parts.
-    pub fn total(&self) -> DeviceCounters {
-        let mut t = self.synchronize;
-        t += self.criterion;
-        for s in self.mesh_steps {
-            t += s;
-        }
-        t += self.fill;
-        t
-    }
 }
 
 impl AdaptTimes {
@@ -84,12 +58,13 @@ impl AdaptTimes {
         self.wall
     }
 
+    /// The sum of the parts (`synchronize`, `criterion`, `mesh`, `fill`).
+    pub fn parts(&self) -> Lap {
+        [self.synchronize, self.criterion, self.mesh, self.fill].into_iter().sum()
+    }
+
     pub(crate) fn new() -> Self {
-        let mut t = AdaptTimes::default();
-        for (s, n) in t.mesh_steps.iter_mut().zip(ADAPT_STEPS) {
-            s.0 = n;
-        }
-        t
+        AdaptTimes { mesh_steps: ADAPT_STEPS.map(|n| (n, Lap::default())), ..Default::default() }
     }
 }
 

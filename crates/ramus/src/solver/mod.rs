@@ -32,7 +32,7 @@ pub use active::{ActiveBlocks, Integrals};
 
 pub use fields::{Fields, HostSolution, LeafCells};
 pub(crate) use init::{equilibrium_pool, stored, Gradient};
-pub use metrics::{amr_updates, AdaptSubmissions, AdaptTimes, LevelTimes, Timings};
+pub use metrics::{amr_updates, AdaptTimes, LevelTimes, Timings};
 pub use obstacles::SolidFn;
 pub(crate) use params::step_params;
 pub use profiles::ProfileFn;
