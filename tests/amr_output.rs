@@ -75,7 +75,7 @@ fn check<D: ramus::Dim, Q: ramus::VelocitySet<Dim = D>>(dim: usize, n: usize) {
     ] {
         let dir = tempdir(&format!("amr{dim}d-{encoding:?}-{compression:?}"));
         let out = AmrOutput { format: VtkFormat { encoding, compression }, ..AmrOutput::default() };
-        let index = write_amr(&dir, "fields", &blocks, &out).unwrap();
+        let index = write_amr(dir.path(), "fields", &blocks, &out).unwrap();
         let (levels, sets) = parse_index(&index);
         assert_eq!(levels.len(), per_level.len(), "one <Block> per level");
         for (l, h) in &levels {
@@ -90,7 +90,7 @@ fn check<D: ramus::Dim, Q: ramus::VelocitySet<Dim = D>>(dim: usize, n: usize) {
                 (0..3).map(|a| if a < dim { s.amr_box[2 * a + 1] + 1 - s.amr_box[2 * a] } else { 1 }).collect();
             let ncell = ext.iter().product::<u64>();
             cells_per_level[s.level] += ncell;
-            let bytes = std::fs::read(dir.join(&s.file)).unwrap();
+            let bytes = std::fs::read(dir.path().join(&s.file)).unwrap();
             let arrays = read_arrays(&bytes).unwrap();
             let names: Vec<&str> = arrays.iter().map(|a| a.name.as_str()).collect();
             assert_eq!(names, ["rho", "u", "vorticity", "level", "solid", "vtkGhostType"]);
@@ -136,11 +136,9 @@ fn check<D: ramus::Dim, Q: ramus::VelocitySet<Dim = D>>(dim: usize, n: usize) {
     }
 }
 
-fn tempdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("ramus-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh folder, removed with everything in it when the returned guard drops.
+fn tempdir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("ramus-test-{name}-")).tempdir().unwrap()
 }
 
 #[test]
@@ -160,11 +158,11 @@ fn non_finite_values_are_not_written() {
     let mut blocks = f.active_blocks().unwrap();
     blocks.rho[5] = f64::NAN;
     let dir = tempdir("nan");
-    match write_amr(&dir, "fields", &blocks, &AmrOutput::default()) {
+    match write_amr(dir.path(), "fields", &blocks, &AmrOutput::default()) {
         Err(Error::NonFiniteOutput { array, .. }) => assert_eq!(array, "rho"),
         other => panic!("expected NonFiniteOutput, got {other:?}"),
     }
-    assert!(!dir.join("fields.vthb").exists(), "an index was written for a refused output");
+    assert!(!dir.path().join("fields.vthb").exists(), "an index was written for a refused output");
 }
 
 /// The binary leaf-cell `.vtu` (raw and zlib, shared points or not) decodes to the leaf
@@ -178,7 +176,7 @@ fn binary_vtu_round_trips_with_and_without_shared_points() {
     let mut counts = Vec::new();
     for shared_points in [false, true] {
         for compression in [Compression::None, Compression::Zlib] {
-            let path = dir.join(format!("leaf-{shared_points}-{compression:?}.vtu"));
+            let path = dir.path().join(format!("leaf-{shared_points}-{compression:?}.vtu"));
             let format = VtkFormat { encoding: Encoding::Appended, compression };
             let options = VtuOptions { format, shared_points, ..VtuOptions::default() };
             write_leaf_cells_vtu_binary(&path, 2, &cells, options).unwrap();
@@ -215,8 +213,8 @@ fn malformed_files_are_errors_not_panics() {
     for (encoding, compression) in [(Encoding::Appended, Compression::Zlib), (Encoding::Base64, Compression::Zlib)] {
         let dir = tempdir(&format!("malformed-{encoding:?}"));
         let out = AmrOutput { format: VtkFormat { encoding, compression }, ..AmrOutput::default() };
-        write_amr(&dir, "f", &blocks, &out).unwrap();
-        let bytes = std::fs::read(dir.join("f/level0_0.vti")).unwrap();
+        write_amr(dir.path(), "f", &blocks, &out).unwrap();
+        let bytes = std::fs::read(dir.path().join("f/level0_0.vti")).unwrap();
         assert!(read_arrays(&bytes).is_ok());
         for cut in (0..bytes.len()).step_by(37) {
             let _ = read_arrays(&bytes[..cut]);
@@ -247,7 +245,7 @@ fn inconsistent_blocks_are_refused() {
     let mut c = good.clone();
     c.corner[0][0] += 1;
     for (what, bad) in [("rho", a), ("level", b), ("corner", c)] {
-        match write_amr(&dir, "x", &bad, &AmrOutput::default()) {
+        match write_amr(dir.path(), "x", &bad, &AmrOutput::default()) {
             Err(Error::InvalidParameter { field, .. }) => assert!(field.contains("active blocks"), "{what}: {field}"),
             other => panic!("{what}: expected InvalidParameter, got {other:?}"),
         }

@@ -4,7 +4,7 @@
 //! the winding-number inside test against a torus's closed forms.
 
 use std::f64::consts::PI;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ramus::stl::{StlProblem, SurfaceMesh};
 use ramus::Error;
@@ -59,12 +59,13 @@ fn ascii(triangles: &[[[f64; 3]; 3]]) -> Vec<u8> {
     s.into_bytes()
 }
 
-pub(crate) fn file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ramus-stl-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).expect("write");
-    path
+/// A temporary file holding `bytes`, its name ending in `name`; removed when the returned
+/// path drops.
+pub(crate) fn file(name: &str, bytes: &[u8]) -> tempfile::TempPath {
+    let mut f =
+        tempfile::Builder::new().prefix("ramus-stl-").suffix(&format!("-{name}")).tempfile().expect("temp file");
+    std::io::Write::write_all(&mut f, bytes).expect("write");
+    f.into_temp_path()
 }
 
 fn problem(r: ramus::Result<SurfaceMesh>, path: &Path) -> StlProblem {
@@ -250,8 +251,7 @@ fn a_torus_is_voxelised_as_the_winding_number_says() {
 #[test]
 fn an_stl_sphere_drags_as_the_built_in_sphere() {
     use ramus::{Obstacle, Shape, Walls};
-    let path = std::env::temp_dir().join(format!("ramus-stl-{}", std::process::id())).join("sphere.stl");
-    std::fs::create_dir_all(path.parent().unwrap()).expect("dir");
+    let path = file("sphere.stl", b"");
     SurfaceMesh::icosphere(4).write(&path).expect("write");
     let (center, d) = ([12.0, 12.0, 12.0], 8.0);
     let cells = [48, 24, 24];

@@ -346,10 +346,9 @@ fn unbalanced_forests_are_reported() {
     assert!(msg.contains("+1"), "{msg}");
 }
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ramus-check-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A temporary path whose name ends in `name`, removed when it drops.
+fn tmp(name: &str) -> tempfile::TempPath {
+    tempfile::Builder::new().prefix("ramus-check-").suffix(&format!("-{name}")).tempfile().unwrap().into_temp_path()
 }
 
 #[test]
