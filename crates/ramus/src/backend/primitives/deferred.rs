@@ -90,7 +90,6 @@ pub fn compact_segmented<T: Elem>(
 /// result's `s`-th `(offset, length)` says where its kept items lie in `out`. The starts
 /// and counts live in `scratch`: one write, the compaction and one read-back (a device
 /// synchronisation) for every segment, however many.
-#[allow(clippy::too_many_arguments)]
 pub fn compact_segments<T: Elem>(
     dev: &Device,
     scratch: &mut Scratch,
@@ -118,7 +117,7 @@ pub fn compact_segments<T: Elem>(
         let starts = grow(dev, &mut s_buf, m)?;
         dev.write(starts, 0, &host)?;
         let at = grow(dev, &mut at_buf, m + 1)?;
-        compact_segmented(dev, scratch, flags, values, n, out, s_buf.as_ref().expect("grown above"), m, at)?;
+        compact_segmented(dev, scratch, flags, values, n, out, starts, m, at)?;
         dev.read(at, 0..m + 1)
     };
     let at = run();
