@@ -158,6 +158,11 @@ struct Args {
     /// the two; see `Forest::set_dependent_launches`).
     #[arg(long)]
     no_dependent_launches: bool,
+    /// Run every level's step after the finer levels' steps instead of alongside them in
+    /// a root step's CUDA graph (for comparing the two; see
+    /// `Forest::set_concurrent_levels`).
+    #[arg(long)]
+    no_concurrent_levels: bool,
     /// Run exactly this many root steps instead of `--passes` (e.g. for benchmarks).
     #[arg(long)]
     steps: Option<u64>,
@@ -200,6 +205,7 @@ struct Setup {
     profile: bool,
     no_graphs: bool,
     no_dependent_launches: bool,
+    no_concurrent_levels: bool,
     /// SI scales, with `[units]`.
     scales: Option<Scales>,
     /// The output flags in root steps.
@@ -281,6 +287,7 @@ impl Args {
             profile: self.profile,
             no_graphs: self.no_graphs,
             no_dependent_launches: self.no_dependent_launches,
+            no_concurrent_levels: self.no_concurrent_levels,
             scales,
             output,
             checkpoint_every: self.checkpoint_every,
@@ -343,6 +350,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     let (mut forest, mut history) = start::<D, Q, F, S>(s)?;
     forest.set_profiling(s.profile);
     forest.set_launch_graphs(!s.no_graphs);
+    forest.set_concurrent_levels(!s.no_concurrent_levels);
     let dependent = forest.set_dependent_launches(!s.no_dependent_launches);
     let steps = s.steps;
     let dim = D::D;
@@ -583,6 +591,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     summary["graph_captures"] = t.graph_captures.into();
     summary["graph_replays"] = t.graph_replays.into();
     summary["dependent_launches"] = dependent.into();
+    summary["concurrent_levels"] = (!s.no_concurrent_levels).into();
     if forest.backend() == ramus::Backend::Cuda {
         summary["submissions"] = support::submissions_json(&t);
     }

@@ -28,6 +28,7 @@ use super::slice::{ToLens, ToRaw, Views};
 use super::Backend;
 use crate::error::{Error, Result};
 
+mod branches;
 mod counters;
 mod erased;
 mod readback;
@@ -68,6 +69,8 @@ pub struct CudaDevice {
     /// Whether kernels are launched with programmatic stream serialisation (only if
     /// `dependent`; [`Device::set_dependent_launches`]).
     dependent_launches: AtomicBool,
+    /// Whether the driver can capture graphs with branches ([`Device::dependencies`]).
+    branches: bool,
 }
 
 /// Bytes of [`CudaDevice::staging`].
@@ -598,6 +601,8 @@ impl CudaDevice {
         // `cuLaunchKernelEx`, and PTX whose modules can declare sm_90.
         let (major, _) = ctx.compute_capability().map_err(|e| driver_error("reading the compute capability", e))?;
         let dependent = major >= 9 && check_driver(&["cuLaunchKernelEx"]).is_ok() && ptx.dependent_ready();
+        // Graph branches set the capture's dependencies and read its nodes (CUDA 12.3+).
+        let branches = check_driver(&["cuStreamUpdateCaptureDependencies_v2", "cuStreamGetCaptureInfo_v3"]).is_ok();
         // SAFETY: plain page-locked allocation (default flags: cached, readable by the host).
         let staging = unsafe { ctx.alloc_pinned_with_flags::<u64>(STAGING_BYTES / 8, 0) }
             .map_err(|e| driver_error("allocating pinned staging memory", e))?;
@@ -612,6 +617,7 @@ impl CudaDevice {
             counters: Counters::default(),
             dependent,
             dependent_launches: AtomicBool::new(dependent),
+            branches,
         })
     }
 

@@ -19,6 +19,14 @@
 //! synchronisation) first issues the pending launches directly and ends the recording
 //! ([`GraphCache::flush`]), so stream order is never changed; such a step simply runs
 //! without a graph. The CPU backend runs every launch at once.
+//!
+//! **Branches.** A recorded launch depends, by default, on the launch recorded before it
+//! (a chain, as on a stream). A caller that knows two stretches of launches touch
+//! disjoint memory may make them branches of the graph ([`GraphCache::dependencies`],
+//! [`GraphCache::branch_from`], [`GraphCache::join`]): each launch then depends only on
+//! the launches its branch starts from, and the GPU may run the branches at the same time.
+//! The dependencies are part of the replay key; a launch issued directly (no graph) runs
+//! in recording order, which satisfies every dependency.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -57,10 +65,44 @@ pub enum Replay {
 
 /// The launches recorded so far in a section.
 struct Recording {
+    /// Tells recordings apart ([`Dependencies`] of an ended one are ignored).
+    id: u64,
     thread: ThreadId,
     names: Vec<&'static str>,
     key: Vec<u8>,
     issues: Vec<Issue>,
+    /// The launches each recorded launch depends on: `deps[ends[k - 1]..ends[k]]` for
+    /// launch `k` (indices into `issues`).
+    deps: Vec<u32>,
+    ends: Vec<u32>,
+    /// The launches the next recorded launch depends on.
+    tail: Vec<u32>,
+}
+
+impl Recording {
+    /// The launches launch `k` depends on.
+    fn deps(&self, k: usize) -> &[u32] {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        &self.deps[start..self.ends[k] as usize]
+    }
+
+    /// Whether every launch depends on exactly the one before it (a stream's order).
+    fn is_chain(&self) -> bool {
+        (0..self.issues.len()).all(|k| match self.deps(k) {
+            [] => k == 0,
+            [d] => *d as usize + 1 == k,
+            _ => false,
+        })
+    }
+}
+
+/// Recorded launches that later launches depend on: what [`GraphCache::dependencies`]
+/// gives and [`GraphCache::branch_from`] and [`GraphCache::join`] take. Empty, and
+/// without effect, when nothing is being recorded.
+#[derive(Clone, Debug, Default)]
+pub struct Dependencies {
+    recording: Option<u64>,
+    launches: Vec<u32>,
 }
 
 /// The executable graphs of the last launch sequences, most recently used first, each
@@ -135,7 +177,7 @@ impl Exec {
     }
 
     /// Gives this executable graph the parameters of `graph`, which must have the same
-    /// topology (here: a chain of as many kernel nodes); `false` if the driver refuses.
+    /// topology (as many kernel nodes, the same edges); `false` if the driver refuses.
     fn update(&mut self, graph: &Captured) -> bool {
         // SAFETY: both handles are live; the driver checks that the topologies match and
         // leaves the executable graph unchanged if they do not.
@@ -167,6 +209,8 @@ impl Drop for Captured {
 pub(crate) struct GraphCache {
     recording: Mutex<Option<Recording>>,
     cached: Mutex<Cache<Exec>>,
+    /// The id of the next recording.
+    next_id: std::sync::atomic::AtomicU64,
 }
 
 impl GraphCache {
@@ -179,12 +223,60 @@ impl GraphCache {
             return false;
         }
         *r = Some(Recording {
+            id: self.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             thread: std::thread::current().id(),
             names: Vec::new(),
             key: Vec::new(),
             issues: Vec::new(),
+            deps: Vec::new(),
+            ends: Vec::new(),
+            tail: Vec::new(),
         });
         true
+    }
+
+    /// The calling thread's recording, if it records.
+    fn with_own<R>(&self, f: impl FnOnce(&mut Recording) -> R) -> Option<R> {
+        let mut r = self.recording.lock().unwrap_or_else(|p| p.into_inner());
+        match r.as_mut() {
+            Some(rec) if rec.thread == std::thread::current().id() => Some(f(rec)),
+            _ => None,
+        }
+    }
+
+    /// The launches the next launch recorded by the calling thread will depend on (empty
+    /// if it does not record).
+    pub fn dependencies(&self) -> Dependencies {
+        self.with_own(|rec| Dependencies { recording: Some(rec.id), launches: rec.tail.clone() }).unwrap_or_default()
+    }
+
+    /// Ends a branch: the next launches depend on `from` (given by [`Self::dependencies`]
+    /// in this recording) instead of the launches recorded since; returns the branch's
+    /// end, for [`Self::join`]. No effect (and empty) if `from` is of another recording.
+    pub fn branch_from(&self, from: &Dependencies) -> Dependencies {
+        self.with_own(|rec| {
+            if from.recording != Some(rec.id) {
+                return Dependencies::default();
+            }
+            let end = std::mem::replace(&mut rec.tail, from.launches.clone());
+            Dependencies { recording: Some(rec.id), launches: end }
+        })
+        .unwrap_or_default()
+    }
+
+    /// Joins a branch's end: the next launch also depends on `branch`. No effect if
+    /// `branch` is of another recording.
+    pub fn join(&self, branch: Dependencies) {
+        self.with_own(|rec| {
+            if branch.recording == Some(rec.id) {
+                for k in branch.launches {
+                    if !rec.tail.contains(&k) {
+                        rec.tail.push(k);
+                    }
+                }
+                rec.tail.sort_unstable();
+            }
+        });
     }
 
     /// Whether the calling thread is recording (its launches go to [`Self::record`]; only
@@ -203,6 +295,14 @@ impl GraphCache {
             Some(rec) if rec.thread == std::thread::current().id() => {
                 rec.names.push(name);
                 key(&mut rec.key);
+                // The dependencies are part of the sequence: the same launches in another
+                // graph topology are another graph.
+                rec.key.extend_from_slice(&(rec.tail.len() as u32).to_ne_bytes());
+                rec.tail.iter().for_each(|d| rec.key.extend_from_slice(&d.to_ne_bytes()));
+                rec.deps.extend_from_slice(&rec.tail);
+                rec.ends.push(rec.deps.len() as u32);
+                rec.tail.clear();
+                rec.tail.push(rec.issues.len() as u32);
                 rec.issues.push(issue);
                 None
             }
@@ -241,8 +341,10 @@ impl GraphCache {
             return Ok(Replay::Replayed);
         }
         counters.kernels(rec.issues.len());
-        let graph = capture(stream, rec.issues)?;
-        let exec = cached.insert(rec.names, rec.key, |exec| exec.update(&graph), || instantiate(stream, &graph))?;
+        let branched = !rec.is_chain();
+        let Recording { names, key, issues, deps, ends, .. } = rec;
+        let graph = capture(stream, issues, branched.then_some((&deps[..], &ends[..])))?;
+        let exec = cached.insert(names, key, |exec| exec.update(&graph), || instantiate(stream, &graph))?;
         counters.graph();
         exec.launch()?;
         Ok(Replay::Captured)
@@ -265,13 +367,17 @@ impl GraphCache {
 }
 
 /// Captures `issues`, in order, into a graph on `stream` (thread-local capture: other
-/// threads' CUDA calls are not affected). The capture is always ended, also when a
-/// launch fails.
-fn capture(stream: &Arc<CudaStream>, issues: Vec<Issue>) -> Result<Captured> {
+/// threads' CUDA calls are not affected). `deps`: the recording's dependencies
+/// ([`Recording::deps`]) when they are not a chain; each launch's node then depends on
+/// those launches' nodes alone. The capture is always ended, also when a launch fails.
+fn capture(stream: &Arc<CudaStream>, issues: Vec<Issue>, deps: Option<(&[u32], &[u32])>) -> Result<Captured> {
     stream
         .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
         .map_err(|e| driver_error("beginning a CUDA graph capture", e))?;
-    let issued = issues.into_iter().try_for_each(|issue| issue(stream));
+    let issued = match deps {
+        None => issues.into_iter().try_for_each(|issue| issue(stream)),
+        Some((deps, ends)) => issue_branched(stream, issues, deps, ends),
+    };
     // SAFETY: the stream is live and capturing (begun above, on this thread).
     let graph = unsafe { result::stream::end_capture(stream.cu_stream()) };
     issued?;
@@ -285,6 +391,62 @@ fn capture(stream: &Arc<CudaStream>, issues: Vec<Issue>) -> Result<Captured> {
     Ok(Captured(graph))
 }
 
+/// Issues `issues` into the capture of `stream`, each after setting the stream's capture
+/// dependencies to the nodes of the launches it depends on (`deps[ends[k - 1]..ends[k]]`),
+/// and reading back the node it added.
+fn issue_branched(stream: &Arc<CudaStream>, issues: Vec<Issue>, deps: &[u32], ends: &[u32]) -> Result<()> {
+    let failed = |e| driver_error("capturing a CUDA graph with branches", e);
+    let mut nodes: Vec<sys::CUgraphNode> = Vec::with_capacity(issues.len());
+    let mut these: Vec<sys::CUgraphNode> = Vec::new();
+    for (k, issue) in issues.into_iter().enumerate() {
+        let start = if k == 0 { 0 } else { ends[k - 1] as usize };
+        these.clear();
+        these.extend(deps[start..ends[k] as usize].iter().map(|&d| nodes[d as usize]));
+        // SAFETY: the stream is capturing on this thread; `these` are nodes of its graph
+        // (added by earlier launches of this capture); no edge data (default edges; a
+        // launch's own attributes still apply).
+        unsafe {
+            sys::cuStreamUpdateCaptureDependencies_v2(
+                stream.cu_stream(),
+                these.as_mut_ptr(),
+                std::ptr::null(),
+                these.len(),
+                sys::CUstreamUpdateCaptureDependencies_flags_enum::CU_STREAM_SET_CAPTURE_DEPENDENCIES as u32,
+            )
+        }
+        .result()
+        .map_err(failed)?;
+        issue(stream)?;
+        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        let mut added: *const sys::CUgraphNode = std::ptr::null();
+        let mut n = 0usize;
+        // SAFETY: as above; the driver returns the capture's dependency set, valid until
+        // the next call on the stream: after a kernel launch, that kernel's node alone.
+        unsafe {
+            sys::cuStreamGetCaptureInfo_v3(
+                stream.cu_stream(),
+                &mut status,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                &mut added,
+                std::ptr::null_mut(),
+                &mut n,
+            )
+        }
+        .result()
+        .map_err(failed)?;
+        if n != 1 || added.is_null() {
+            return Err(Error::Cuda {
+                context: "capturing a CUDA graph with branches".into(),
+                message: format!("launch {k} left {n} nodes in the capture's dependency set, not 1"),
+            });
+        }
+        // SAFETY: `added` points at `n` = 1 node (checked above).
+        nodes.push(unsafe { *added });
+    }
+    Ok(())
+}
+
 /// Instantiates `graph` for launches on `stream`.
 fn instantiate(stream: &Arc<CudaStream>, graph: &Captured) -> Result<Exec> {
     // SAFETY: a live captured graph; the executable graph is owned by the returned `Exec`.
@@ -296,6 +458,48 @@ fn instantiate(stream: &Arc<CudaStream>, graph: &Captured) -> Result<Exec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The dependencies a level's step and its finer levels' steps record (the solver's
+    /// `advance_level` on two levels): interpolation, then the coarse step and the two
+    /// fine steps as branches from it, then the averaging after both.
+    #[test]
+    fn branches_record_their_dependencies_and_key() {
+        let cache = GraphCache::default();
+        let noop = || -> Issue { Box::new(|_| Ok(())) };
+        let record = |name| assert!(cache.record(name, |k| k.push(0), noop()).is_none());
+        let run = |branches: bool| {
+            assert!(cache.begin());
+            record("interpolate");
+            let fork = branches.then(|| cache.dependencies());
+            record("coarse step");
+            let coarse = fork.map(|f| cache.branch_from(&f));
+            record("fine step");
+            record("fine step");
+            if let Some(c) = coarse {
+                cache.join(c);
+            }
+            record("average");
+            cache.take_own().expect("recording")
+        };
+        let chain = run(false);
+        assert!(chain.is_chain());
+        let branched = run(true);
+        assert!(!branched.is_chain());
+        let deps: Vec<&[u32]> = (0..5).map(|k| branched.deps(k)).collect();
+        assert_eq!(deps, [&[][..], &[0], &[0], &[2], &[1, 3]]);
+        assert_ne!(chain.key, branched.key, "the topology is part of the replay key");
+        assert_eq!(chain.names, branched.names);
+        // Dependencies of an ended recording do nothing in the next one.
+        assert!(cache.begin());
+        let stale = Dependencies { recording: Some(branched.id), launches: vec![7] };
+        assert!(cache.branch_from(&stale).launches.is_empty());
+        cache.join(stale);
+        record("step");
+        let rec = cache.take_own().expect("recording");
+        assert!(rec.is_chain() && rec.deps(0).is_empty());
+        // Nothing recorded: nothing to depend on.
+        assert!(cache.dependencies().launches.is_empty());
+    }
 
     /// The cache's policy over root steps: two parities per mesh state, a new state every
     /// 32 steps, levels (launches) added over the first states; graphs are numbered as

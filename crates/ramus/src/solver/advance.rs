@@ -221,15 +221,28 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
 
     /// Advances level `l` by one of its steps, recursing into finer levels; `odd`: level
     /// `l` has taken an odd number of steps (swapped AA layout).
+    ///
+    /// Step 2 and step 3 touch disjoint memory: level `l`'s step reads and writes level-`l`
+    /// blocks (its links stay on the level; the wall pass, the velocities and eddy
+    /// viscosities of a gradient model are per block or per level), the finer steps
+    /// level-`l + 1` and finer blocks and the interpolation scratch, which step 1 no longer
+    /// needs. In a recorded root step they are therefore branches of the graph
+    /// (`Device::branch_from`), joined before step 4.
     pub fn advance_level(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
         let finer = l + 1 < mesh.max_levels() && mesh.blocks_per_level()[l + 1] > 0;
         if finer {
             self.interpolate_ghosts(mesh, l, odd)?;
         }
+        let dev = mesh.device();
+        let fork = (finer && self.concurrent_levels).then(|| dev.dependencies());
         self.stream_collide(mesh, l, odd)?;
         if finer {
+            let coarse = fork.map(|from| dev.branch_from(&from));
             self.advance_level(mesh, l + 1, false)?;
             self.advance_level(mesh, l + 1, true)?;
+            if let Some(coarse) = coarse {
+                dev.join(coarse);
+            }
             self.average_interfaces(mesh, l, !odd)?;
         }
         Ok(())

@@ -53,6 +53,9 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float, S: PoolStorage<F>> {
     pub profile: bool,
     /// Run each root step's launches as a CUDA graph (see [`crate::Forest::set_launch_graphs`]).
     pub launch_graphs: bool,
+    /// Let a level's step run alongside its finer levels' steps in a root step's graph
+    /// (see [`crate::Forest::set_concurrent_levels`]).
+    pub concurrent_levels: bool,
     /// Per pool block: position in its level's parent list (ghost interpolation).
     pub slot: Buffer<u32>,
     /// Rescaled cells of one level's parents (ghost interpolation), sized by
@@ -152,6 +155,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             timings: Timings::new(levels),
             profile: false,
             launch_graphs: true,
+            concurrent_levels: true,
             slot: dev.zeros(capacity)?,
             scratch: Buffer::Host(Vec::new()),
             solids,
