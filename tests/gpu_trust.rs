@@ -174,7 +174,7 @@ fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: 
     assert_eq!(t.graph_captures + t.graph_replays, total, "{what}: every root step as a graph");
     assert_eq!(graphs.blocks_per_level(), direct.blocks_per_level(), "{what}: meshes differ");
     assert_same_pool(&format!("{what}, graphs vs direct"), &want, &graphs.distributions().unwrap());
-    // The graphs above run each level's step alongside the finer levels' steps (the
+    // The graphs above run the routines that touch disjoint data concurrently (the
     // default); in a chain, as launched directly, the same.
     let mut chained = Forest::<D, Q, F>::new(amr_cavity(Backend::Cuda, dim, n, 3)).expect("forest");
     chained.set_concurrent_levels(false);

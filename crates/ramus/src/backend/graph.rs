@@ -21,12 +21,12 @@
 //! without a graph. The CPU backend runs every launch at once.
 //!
 //! **Branches.** A recorded launch depends, by default, on the launch recorded before it
-//! (a chain, as on a stream). A caller that knows two stretches of launches touch
-//! disjoint memory may make them branches of the graph ([`GraphCache::dependencies`],
-//! [`GraphCache::branch_from`], [`GraphCache::join`]): each launch then depends only on
-//! the launches its branch starts from, and the GPU may run the branches at the same time.
-//! The dependencies are part of the replay key; a launch issued directly (no graph) runs
-//! in recording order, which satisfies every dependency.
+//! (a chain, as on a stream). A caller that knows which earlier launches a launch must
+//! wait for (because it reads or writes their data) may say so instead
+//! ([`GraphCache::dependencies`], [`GraphCache::set_dependencies`]): launches that do not
+//! depend on each other become branches of the graph, which the GPU may run at the same
+//! time. The dependencies are part of the replay key; a launch issued directly (no graph)
+//! runs in recording order, which satisfies every dependency.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -97,12 +97,34 @@ impl Recording {
 }
 
 /// Recorded launches that later launches depend on: what [`GraphCache::dependencies`]
-/// gives and [`GraphCache::branch_from`] and [`GraphCache::join`] take. Empty, and
-/// without effect, when nothing is being recorded.
-#[derive(Clone, Debug, Default)]
+/// gives and [`GraphCache::set_dependencies`] takes. The default is of no recording and
+/// without effect.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Dependencies {
     recording: Option<u64>,
     launches: Vec<u32>,
+}
+
+impl Dependencies {
+    /// Whether these are of a recording (else the calls that take them do nothing).
+    pub fn of_recording(&self) -> bool {
+        self.recording.is_some()
+    }
+
+    /// Adds `other`'s launches (of the same recording; another recording's are ignored).
+    pub fn join(&mut self, other: &Dependencies) {
+        if self.recording.is_none() {
+            self.recording = other.recording;
+        }
+        if other.recording != self.recording {
+            return;
+        }
+        for &k in &other.launches {
+            if let Err(at) = self.launches.binary_search(&k) {
+                self.launches.insert(at, k);
+            }
+        }
+    }
 }
 
 /// The executable graphs of the last launch sequences, most recently used first, each
@@ -250,33 +272,21 @@ impl GraphCache {
         self.with_own(|rec| Dependencies { recording: Some(rec.id), launches: rec.tail.clone() }).unwrap_or_default()
     }
 
-    /// Ends a branch: the next launches depend on `from` (given by [`Self::dependencies`]
-    /// in this recording) instead of the launches recorded since; returns the branch's
-    /// end, for [`Self::join`]. No effect (and empty) if `from` is of another recording.
-    pub fn branch_from(&self, from: &Dependencies) -> Dependencies {
+    /// Makes the next launch recorded by the calling thread depend on exactly `deps`
+    /// (given by [`Self::dependencies`] in this recording, possibly joined; empty: on
+    /// nothing). No effect if `deps` is of another recording or of none.
+    pub fn set_dependencies(&self, deps: &Dependencies) {
         self.with_own(|rec| {
-            if from.recording != Some(rec.id) {
-                return Dependencies::default();
-            }
-            let end = std::mem::replace(&mut rec.tail, from.launches.clone());
-            Dependencies { recording: Some(rec.id), launches: end }
-        })
-        .unwrap_or_default()
-    }
-
-    /// Joins a branch's end: the next launch also depends on `branch`. No effect if
-    /// `branch` is of another recording.
-    pub fn join(&self, branch: Dependencies) {
-        self.with_own(|rec| {
-            if branch.recording == Some(rec.id) {
-                for k in branch.launches {
-                    if !rec.tail.contains(&k) {
-                        rec.tail.push(k);
-                    }
-                }
-                rec.tail.sort_unstable();
+            if deps.recording == Some(rec.id) {
+                rec.tail.clone_from(&deps.launches);
             }
         });
+    }
+
+    /// Each recorded launch's dependencies so far (tests of the callers' graphs).
+    #[cfg(test)]
+    pub fn recorded_dependencies(&self) -> Vec<Vec<u32>> {
+        self.with_own(|rec| (0..rec.issues.len()).map(|k| rec.deps(k).to_vec()).collect()).unwrap_or_default()
     }
 
     /// Whether the calling thread is recording (its launches go to [`Self::record`]; only
@@ -459,24 +469,28 @@ fn instantiate(stream: &Arc<CudaStream>, graph: &Captured) -> Result<Exec> {
 mod tests {
     use super::*;
 
-    /// The dependencies a level's step and its finer levels' steps record (the solver's
-    /// `advance_level` on two levels): interpolation, then the coarse step and the two
-    /// fine steps as branches from it, then the averaging after both.
+    /// The dependencies a level's step and its finer levels' steps could record (an
+    /// interpolation, then the coarse step and the two fine steps as branches from it,
+    /// then the averaging after both), and the key that tells the topologies apart.
     #[test]
-    fn branches_record_their_dependencies_and_key() {
+    fn dependencies_set_by_the_caller_are_recorded_and_keyed() {
         let cache = GraphCache::default();
         let noop = || -> Issue { Box::new(|_| Ok(())) };
         let record = |name| assert!(cache.record(name, |k| k.push(0), noop()).is_none());
         let run = |branches: bool| {
             assert!(cache.begin());
             record("interpolate");
-            let fork = branches.then(|| cache.dependencies());
+            let fork = cache.dependencies();
             record("coarse step");
-            let coarse = fork.map(|f| cache.branch_from(&f));
+            let mut coarse = cache.dependencies();
+            if branches {
+                cache.set_dependencies(&fork);
+            }
             record("fine step");
             record("fine step");
-            if let Some(c) = coarse {
-                cache.join(c);
+            if branches {
+                coarse.join(&cache.dependencies());
+                cache.set_dependencies(&coarse);
             }
             record("average");
             cache.take_own().expect("recording")
@@ -489,16 +503,21 @@ mod tests {
         assert_eq!(deps, [&[][..], &[0], &[0], &[2], &[1, 3]]);
         assert_ne!(chain.key, branched.key, "the topology is part of the replay key");
         assert_eq!(chain.names, branched.names);
-        // Dependencies of an ended recording do nothing in the next one.
+        // Dependencies of an ended recording, or of none, do nothing in the next one.
         assert!(cache.begin());
-        let stale = Dependencies { recording: Some(branched.id), launches: vec![7] };
-        assert!(cache.branch_from(&stale).launches.is_empty());
-        cache.join(stale);
+        record("step");
+        cache.set_dependencies(&Dependencies { recording: Some(branched.id), launches: vec![] });
+        cache.set_dependencies(&Dependencies::default());
         record("step");
         let rec = cache.take_own().expect("recording");
-        assert!(rec.is_chain() && rec.deps(0).is_empty());
+        assert!(rec.is_chain());
         // Nothing recorded: nothing to depend on.
-        assert!(cache.dependencies().launches.is_empty());
+        assert_eq!(cache.dependencies(), Dependencies::default());
+        let mut d = Dependencies::default();
+        d.join(&Dependencies { recording: Some(3), launches: vec![4, 1] });
+        d.join(&Dependencies { recording: Some(3), launches: vec![2, 4] });
+        d.join(&Dependencies { recording: Some(5), launches: vec![0] });
+        assert_eq!(d, Dependencies { recording: Some(3), launches: vec![1, 2, 4] });
     }
 
     /// The cache's policy over root steps: two parities per mesh state, a new state every

@@ -15,6 +15,11 @@
 //! parents alike: parent cells under the ghost layer evolve on the coarse level and feed
 //! the coarse leaves next to the refined region, and every parent cell a cubic
 //! interpolation reads stays current.
+//!
+//! **Order.** Launched directly, the routines run in this order. In a root step recorded
+//! as a CUDA graph each waits only for the routines whose data it touches
+//! ([`super::hazards`]): a level's step runs alongside the finer levels' steps, and the
+//! exchanges of different levels alongside each other where their blocks are disjoint.
 
 use std::time::{Duration, Instant};
 
@@ -31,6 +36,7 @@ use ramus_kernels::regularized::Rr;
 use ramus_kernels::stream::{StreamArgs, StreamCollide, StreamCollideGradient};
 use ramus_kernels::{Dim, VelocitySet};
 
+use super::hazards::{Hazards, Task};
 use super::obstacles::walls;
 use super::profiles::profile_views;
 use super::schedule::Schedule;
@@ -202,15 +208,26 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
 
     /// One root step of every level ([`Self::advance_level`] on level 0; `odd`: the root
     /// level has taken an odd number of steps). On CUDA, unless profiling or switched
-    /// off ([`crate::Forest::set_launch_graphs`]), its launches run as one CUDA graph.
+    /// off ([`crate::Forest::set_launch_graphs`]), its launches run as one CUDA graph, in
+    /// which each routine waits only for the routines whose data it touches
+    /// ([`super::hazards`]; unless [`crate::Forest::set_concurrent_levels`] is off).
     pub fn advance_root(&mut self, mesh: &Mesh<Q::Dim>, odd: bool) -> Result<()> {
         if self.profile || !self.launch_graphs {
             return self.advance_level(mesh, 0, odd);
         }
+        let dev = mesh.device();
         // SAFETY: the advance frees no buffer: the solver's and the mesh's buffers live
         // across it, and a buffer it (re)allocates is allocated through the device, which
         // issues the recorded launches first.
-        let ((), replay) = unsafe { mesh.device().replayed(|| self.advance_level(mesh, 0, odd)) }?;
+        let ((), replay) = unsafe {
+            dev.replayed(|| {
+                let none = dev.dependencies();
+                self.hazards = (self.concurrent_levels && none.of_recording()).then(|| Hazards::new(none));
+                let advanced = self.advance_level(mesh, 0, odd);
+                self.hazards = None;
+                advanced
+            })
+        }?;
         match replay {
             Replay::Replayed => self.timings.graph_replays += 1,
             Replay::Captured => self.timings.graph_captures += 1,
@@ -220,30 +237,34 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     }
 
     /// Advances level `l` by one of its steps, recursing into finer levels; `odd`: level
-    /// `l` has taken an odd number of steps (swapped AA layout).
-    ///
-    /// Step 2 and step 3 touch disjoint memory: level `l`'s step reads and writes level-`l`
-    /// blocks (its links stay on the level; the wall pass, the velocities and eddy
-    /// viscosities of a gradient model are per block or per level), the finer steps
-    /// level-`l + 1` and finer blocks and the interpolation scratch, which step 1 no longer
-    /// needs. In a recorded root step they are therefore branches of the graph
-    /// (`Device::branch_from`), joined before step 4.
+    /// `l` has taken an odd number of steps (swapped AA layout). Each routine names what
+    /// it reads and writes ([`super::hazards`]).
     pub fn advance_level(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
         let finer = l + 1 < mesh.max_levels() && mesh.blocks_per_level()[l + 1] > 0;
         if finer {
-            self.interpolate_ghosts(mesh, l, odd)?;
+            let task = Task::Interpolate { l, two_pass: self.two_pass_ghosts(l) };
+            self.tracked(mesh, task, |s| s.interpolate_ghosts(mesh, l, odd))?;
         }
-        let dev = mesh.device();
-        let fork = (finer && self.concurrent_levels).then(|| dev.dependencies());
-        self.stream_collide(mesh, l, odd)?;
+        self.tracked(mesh, Task::Step { l }, |s| s.stream_collide(mesh, l, odd))?;
         if finer {
-            let coarse = fork.map(|from| dev.branch_from(&from));
             self.advance_level(mesh, l + 1, false)?;
             self.advance_level(mesh, l + 1, true)?;
-            if let Some(coarse) = coarse {
-                dev.join(coarse);
-            }
-            self.average_interfaces(mesh, l, !odd)?;
+            let task = Task::Average { l, cubic: self.interpolation == Interpolation::Cubic };
+            self.tracked(mesh, task, |s| s.average_interfaces(mesh, l, !odd))?;
+        }
+        Ok(())
+    }
+
+    /// Runs `task` by `f` after the recorded tasks it must wait for (after all before it
+    /// when nothing tracks the hazards).
+    fn tracked(&mut self, mesh: &Mesh<Q::Dim>, task: Task, f: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
+        let dev = mesh.device();
+        if let Some(h) = &self.hazards {
+            dev.set_dependencies(&h.before(task));
+        }
+        f(self)?;
+        if let Some(h) = &mut self.hazards {
+            h.after(task, &dev.dependencies());
         }
         Ok(())
     }
@@ -331,17 +352,22 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// exchanges, where launches cost more than the arithmetic, take the one-pass kernel
     /// instead (bitwise the same values).
     pub fn interpolate_ghosts(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
-        let m = <Q::Dim as Dim>::BLOCK_CELLS;
-        let n_g = self.schedule.levels[l + 1].ghosts.len;
-        if n_g == 0 {
+        if self.schedule.levels[l + 1].ghosts.len == 0 {
             return Ok(());
         }
-        if n_g * m * <Q::Dim as Dim>::CHILDREN < TWO_PASS_SAMPLES {
+        if !self.two_pass_ghosts(l) {
             return self.interpolate(mesh, Blocks::Ghosts(l + 1), l, odd, true);
         }
         let t = self.start();
         self.two_pass(mesh, Blocks::Parents(l), Blocks::Ghosts(l + 1), l, odd, true)?;
         self.stop(mesh, t, l + 1, Routine::Interpolate)
+    }
+
+    /// Whether the ghost interpolation from level `l` takes two passes (through the
+    /// scratch; see [`TWO_PASS_SAMPLES`]).
+    fn two_pass_ghosts(&self, l: usize) -> bool {
+        let samples = self.schedule.levels[l + 1].ghosts.len * <Q::Dim as Dim>::BLOCK_CELLS;
+        samples * <Q::Dim as Dim>::CHILDREN >= TWO_PASS_SAMPLES
     }
 
     /// Interpolation in two passes: every cell of the level-`l` `parents` (layout `odd`)

@@ -17,6 +17,7 @@ pub(crate) mod criterion;
 pub(crate) mod curved;
 mod fields;
 mod guard;
+pub(crate) mod hazards;
 mod init;
 pub mod metrics;
 pub(crate) mod obstacles;

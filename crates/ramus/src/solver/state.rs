@@ -56,6 +56,8 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float, S: PoolStorage<F>> {
     /// Let a level's step run alongside its finer levels' steps in a root step's graph
     /// (see [`crate::Forest::set_concurrent_levels`]).
     pub concurrent_levels: bool,
+    /// The hazards of the root step being recorded (see [`super::hazards`]).
+    pub hazards: Option<super::hazards::Hazards>,
     /// Per pool block: position in its level's parent list (ghost interpolation).
     pub slot: Buffer<u32>,
     /// Rescaled cells of one level's parents (ghost interpolation), sized by
@@ -156,6 +158,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             profile: false,
             launch_graphs: true,
             concurrent_levels: true,
+            hazards: None,
             slot: dev.zeros(capacity)?,
             scratch: Buffer::Host(Vec::new()),
             solids,

@@ -1,16 +1,16 @@
 //! Branches in a recorded root step's graph ([`crate::backend::graph`], "Branches"): the
-//! solver says which stretches of launches are independent, and a captured graph lets
-//! the GPU run them at the same time. Launched directly (the CPU, graphs off, a driver
-//! without the capture calls), the launches run in the order issued, which keeps every
-//! dependency; these calls then do nothing.
+//! solver says which earlier launches a launch must wait for, and a captured graph lets
+//! the GPU run the launches that need not wait for each other at the same time.
+//! Launched directly (the CPU, graphs off, a driver without the capture calls), launches
+//! run in the order issued, which keeps every dependency; these calls then do nothing.
 
 use super::super::graph::Dependencies;
 use super::Device;
 
 impl Device {
-    /// The launches the next launch of this thread's recording will depend on: where
-    /// independent branches may start ([`Self::branch_from`]). Empty, and without effect,
-    /// when nothing is being recorded or the driver cannot capture branches.
+    /// The launches the next launch of this thread's recording will depend on (after a
+    /// launch: that launch). Of no recording, and without effect, when nothing is being
+    /// recorded or the driver cannot capture branches.
     pub(crate) fn dependencies(&self) -> Dependencies {
         match self {
             Device::Cuda(c) if c.branches => c.graphs.dependencies(),
@@ -18,21 +18,14 @@ impl Device {
         }
     }
 
-    /// Ends the branch recorded since `from` (given by [`Self::dependencies`]): the next
-    /// launches depend on `from` alone, not on that branch, whose end is returned for
-    /// [`Self::join`]. The caller vouches that the two branches touch disjoint memory.
-    pub(crate) fn branch_from(&self, from: &Dependencies) -> Dependencies {
-        match self {
-            Device::Cuda(c) if c.branches => c.graphs.branch_from(from),
-            _ => Dependencies::default(),
-        }
-    }
-
-    /// Joins `branch` (from [`Self::branch_from`]): the next launch depends on it too.
-    pub(crate) fn join(&self, branch: Dependencies) {
+    /// Makes the next launch of this thread's recording depend on exactly `deps` (from
+    /// [`Self::dependencies`], possibly joined); the launches after it chain on it as
+    /// usual. The caller vouches that the launch touches no memory that a launch
+    /// recorded since and not in `deps` writes, or writes memory such a launch reads.
+    pub(crate) fn set_dependencies(&self, deps: &Dependencies) {
         if let Device::Cuda(c) = self {
             if c.branches {
-                c.graphs.join(branch);
+                c.graphs.set_dependencies(deps);
             }
         }
     }
