@@ -501,7 +501,12 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
         100.0 * t.guard.as_secs_f64() / (secs + t.adapt.total().as_secs_f64()).max(1e-12)
     );
     if t.graph_captures + t.graph_replays > 0 {
-        println!("root steps as CUDA graphs: {} captured, {} replayed", t.graph_captures, t.graph_replays);
+        println!(
+            "root steps as CUDA graphs: {} captured ({:.3} s on the host), {} replayed",
+            t.graph_captures,
+            t.graph_capture_time.as_secs_f64(),
+            t.graph_replays
+        );
     }
     if forest.backend() == ramus::Backend::Cuda {
         support::print_submissions(&t);
@@ -590,6 +595,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     summary["les"] = serde_json::to_value(s.config.les)?;
     summary["graph_captures"] = t.graph_captures.into();
     summary["graph_replays"] = t.graph_replays.into();
+    summary["graph_capture_seconds"] = t.graph_capture_time.as_secs_f64().into();
     summary["dependent_launches"] = dependent.into();
     summary["concurrent_levels"] = (!s.no_concurrent_levels).into();
     if forest.backend() == ramus::Backend::Cuda {

@@ -172,6 +172,14 @@ fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: 
         t.graph_replays
     );
     assert_eq!(t.graph_captures + t.graph_replays, total, "{what}: every root step as a graph");
+    // The captures' host time is part of the stepping; the direct run captures nothing.
+    assert!(
+        t.graph_capture_time > std::time::Duration::ZERO && t.graph_capture_time <= t.stepping,
+        "{what}: capture time {:?} of stepping {:?}",
+        t.graph_capture_time,
+        t.stepping
+    );
+    assert_eq!(direct.timings().graph_capture_time, std::time::Duration::ZERO, "{what}: captures while off");
     assert_eq!(graphs.blocks_per_level(), direct.blocks_per_level(), "{what}: meshes differ");
     assert_same_pool(&format!("{what}, graphs vs direct"), &want, &graphs.distributions().unwrap());
     // The graphs above run the routines that touch disjoint data concurrently (the

@@ -216,6 +216,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             return self.advance_level(mesh, 0, odd);
         }
         let dev = mesh.device();
+        let start = Instant::now();
         // SAFETY: the advance frees no buffer: the solver's and the mesh's buffers live
         // across it, and a buffer it (re)allocates is allocated through the device, which
         // issues the recorded launches first.
@@ -230,7 +231,10 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
         }?;
         match replay {
             Replay::Replayed => self.timings.graph_replays += 1,
-            Replay::Captured => self.timings.graph_captures += 1,
+            Replay::Captured => {
+                self.timings.graph_captures += 1;
+                self.timings.graph_capture_time += start.elapsed();
+            }
             Replay::Direct => {}
         }
         Ok(())

@@ -93,6 +93,10 @@ pub struct Timings {
     pub graph_captures: u64,
     /// Root steps whose launches ran as a cached CUDA graph.
     pub graph_replays: u64,
+    /// Host time of the root steps that captured a new graph (their recording, the
+    /// capture, its instantiation or update, the launch): part of `stepping`, and paid
+    /// while the device waits after each adaptation.
+    pub graph_capture_time: Duration,
     /// Kernel launches, graph launches and host waits of the stepping (as `stepping`:
     /// adaptations and guard checks excluded; CUDA, zero on the CPU backend).
     pub stepping_submissions: DeviceCounters,
