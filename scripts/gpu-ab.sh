@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# A/B timing of one switch of the cavity example on the GPU machine: the issue's AMR
+# benchmarks (A1L: 2D, root 128², 4 levels, 8192 root steps; A3L: 3D, root 64³, 4 levels,
+# 512 root steps; BENCHMARKS.md, ninth session) run alternately with and without FLAG,
+# after warm-up runs that JIT-compile the PTX, and the outputs compared byte for byte.
+#
+#   scripts/gpu-ab.sh FLAG [REPS]   # e.g. scripts/gpu-ab.sh --no-concurrent-levels 3
+#
+# Run from the repo root on the device, after `scripts/gpu-check.sh bundle` here and the
+# archive unpacked there (`tar -xJf .gpu.tar.xz`, or `scripts/gpu-check.sh run` once).
+# Prints one line per run (MLUPS, virtual MLUPS, stepping and adaptation seconds, graph
+# captures and their host time) and writes it to $OUT/ab.txt (default ./gpu-out).
+# GPU_AB_BACKEND, GPU_AB_A1_STEPS, GPU_AB_A3_STEPS: another backend or fewer steps (a dry
+# run of the script on a machine without a GPU: GPU_AB_BACKEND=cpu).
+set -euo pipefail
+[[ $# -ge 1 ]] || { echo "usage: $0 FLAG [REPS]" >&2; exit 2; }
+flag=$1
+reps=${2:-3}
+cavity=.gpu/cavity
+[[ -x $cavity ]] || { echo "error: $cavity missing (unpack the bundle first)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "error: python3 not found" >&2; exit 2; }
+out=${OUT:-./gpu-out}
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+backend=${GPU_AB_BACKEND:-cuda}
+a1="--dim 2 --n 128 --levels 4 --re 1000 --lid 0.05 --n-start -2 --n-inc 1"
+a3="--dim 3 --n 64 --levels 4 --re 1000 --lid 0.05 --n-start -3 --n-inc 1"
+a1_steps=${GPU_AB_A1_STEPS:-8192}
+a3_steps=${GPU_AB_A3_STEPS:-512}
+common="--precision f32 --backend $backend --no-vtu --no-plots"
+
+# Prints the summary line of run directory $1 labelled $2.
+line() {
+    python3 - "$1/summary.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("%-14s MLUPS %6.0f  virtual %7.0f  stepping %.3f s  adaptation %.3f s (%.2f %%)  captures %d (%.3f s)" % (
+    sys.argv[2], d["mlups"], d["virtual_mlups"], d["wall_seconds"], d["adaptation_seconds"],
+    100 * d["adaptation_share"], d["graph_captures"], d.get("graph_capture_seconds", float("nan"))))
+PY
+}
+
+# Warm-up: both settings of both cases, so that every module a run uses is compiled.
+for case in a1 a3; do
+    args=${!case}
+    # shellcheck disable=SC2086 # the flags are words without spaces
+    steps=${case}_steps
+    warm=$((${!steps} < 512 ? ${!steps} : 512))
+    "$cavity" $args --steps $warm $common --out "$work/warm" >/dev/null
+    # shellcheck disable=SC2086
+    "$cavity" $args --steps $warm $common "$flag" --out "$work/warm" >/dev/null
+done
+
+{
+    echo "A/B of $flag, $reps pairs per case, $(date -u +%FT%TZ), $(nvidia-smi -L 2>/dev/null | head -1)"
+    for case in a1 a3; do
+        steps=${case}_steps
+        args="${!case} --steps ${!steps}"
+        for r in $(seq "$reps"); do
+            for v in default "$flag"; do
+                dir=$work/$case-$r-${v#--}
+                extra=$flag
+                [[ $v == default ]] && extra=
+                # shellcheck disable=SC2086
+                "$cavity" $args $common $extra --out "$dir" >/dev/null
+                line "$dir" "$case $v"
+            done
+            if cmp -s "$work/$case-$r-default/centerline_u.csv" "$work/$case-$r-${flag#--}/centerline_u.csv"; then
+                echo "$case pair $r: centerline_u.csv byte-identical ($(md5sum <"$work/$case-$r-default/centerline_u.csv" | cut -c1-8))"
+            else
+                echo "$case pair $r: centerline_u.csv DIFFERS"
+            fi
+        done
+    done
+} | tee "$out/ab.txt"
