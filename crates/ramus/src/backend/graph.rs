@@ -82,8 +82,7 @@ struct Recording {
 impl Recording {
     /// The launches launch `k` depends on.
     fn deps(&self, k: usize) -> &[u32] {
-        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
-        &self.deps[start..self.ends[k] as usize]
+        deps_of(&self.deps, &self.ends, k)
     }
 
     /// Whether every launch depends on exactly the one before it (a stream's order).
@@ -94,6 +93,12 @@ impl Recording {
             _ => false,
         })
     }
+}
+
+/// The launches launch `k` depends on, in the flat form of [`Recording::deps`].
+fn deps_of<'a>(deps: &'a [u32], ends: &[u32], k: usize) -> &'a [u32] {
+    let start = if k == 0 { 0 } else { ends[k - 1] as usize };
+    &deps[start..ends[k] as usize]
 }
 
 /// Recorded launches that later launches depend on: what [`GraphCache::dependencies`]
@@ -292,8 +297,7 @@ impl GraphCache {
     /// Whether the calling thread is recording (its launches go to [`Self::record`]; only
     /// this thread can start or end its recording, so the answer holds until it does).
     pub fn records_here(&self) -> bool {
-        let r = self.recording.lock().unwrap_or_else(|p| p.into_inner());
-        matches!(r.as_ref(), Some(rec) if rec.thread == std::thread::current().id())
+        self.with_own(|_| ()).is_some()
     }
 
     /// Records a launch of the calling thread if it is recording (the launch is then
@@ -409,9 +413,8 @@ fn issue_branched(stream: &Arc<CudaStream>, issues: Vec<Issue>, deps: &[u32], en
     let mut nodes: Vec<sys::CUgraphNode> = Vec::with_capacity(issues.len());
     let mut these: Vec<sys::CUgraphNode> = Vec::new();
     for (k, issue) in issues.into_iter().enumerate() {
-        let start = if k == 0 { 0 } else { ends[k - 1] as usize };
         these.clear();
-        these.extend(deps[start..ends[k] as usize].iter().map(|&d| nodes[d as usize]));
+        these.extend(deps_of(deps, ends, k).iter().map(|&d| nodes[d as usize]));
         // SAFETY: the stream is capturing on this thread; `these` are nodes of its graph
         // (added by earlier launches of this capture); no edge data (default edges; a
         // launch's own attributes still apply).
