@@ -163,6 +163,10 @@ struct Args {
     /// `Forest::set_concurrent_levels`).
     #[arg(long)]
     no_concurrent_levels: bool,
+    /// Average and interpolate between a level's two steps in two launches instead of one
+    /// (for comparing the two; see `Forest::set_fused_exchanges`).
+    #[arg(long)]
+    no_fused_exchanges: bool,
     /// Run exactly this many root steps instead of `--passes` (e.g. for benchmarks).
     #[arg(long)]
     steps: Option<u64>,
@@ -206,6 +210,7 @@ struct Setup {
     no_graphs: bool,
     no_dependent_launches: bool,
     no_concurrent_levels: bool,
+    no_fused_exchanges: bool,
     /// SI scales, with `[units]`.
     scales: Option<Scales>,
     /// The output flags in root steps.
@@ -288,6 +293,7 @@ impl Args {
             no_graphs: self.no_graphs,
             no_dependent_launches: self.no_dependent_launches,
             no_concurrent_levels: self.no_concurrent_levels,
+            no_fused_exchanges: self.no_fused_exchanges,
             scales,
             output,
             checkpoint_every: self.checkpoint_every,
@@ -351,6 +357,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     forest.set_profiling(s.profile);
     forest.set_launch_graphs(!s.no_graphs);
     forest.set_concurrent_levels(!s.no_concurrent_levels);
+    forest.set_fused_exchanges(!s.no_fused_exchanges);
     let dependent = forest.set_dependent_launches(!s.no_dependent_launches);
     let steps = s.steps;
     let dim = D::D;
@@ -598,6 +605,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     summary["graph_capture_seconds"] = t.graph_capture_time.as_secs_f64().into();
     summary["dependent_launches"] = dependent.into();
     summary["concurrent_levels"] = (!s.no_concurrent_levels).into();
+    summary["fused_exchanges"] = (!s.no_fused_exchanges).into();
     if forest.backend() == ramus::Backend::Cuda {
         summary["submissions"] = support::submissions_json(&t);
     }

@@ -216,3 +216,32 @@ fn reading_the_solution_mid_run_leaves_a_cubic_wale_run_unchanged() {
     let config = cavity(ramus::Interpolation::Cubic).les(Les::Wale { constant: Les::WALE });
     reads_leave_the_run_unchanged(config, &[9, 32], 48);
 }
+
+/// The averaging and the ghost interpolation between a level's two steps in one launch
+/// (`Forest::set_fused_exchanges`, on by default) give the distributions of the two
+/// separate launches bit for bit: 2D cavity on four adaptive levels, linear and cubic.
+#[test]
+fn fused_exchanges_are_bitwise_the_two_launches() {
+    use ramus::cases::cavity::Cavity;
+    use ramus::{Criterion, Interpolation};
+    for interpolation in [Interpolation::Linear, Interpolation::Cubic] {
+        let run = |fused: bool| {
+            let cavity = Cavity { dim: 2, n: 32, re: 400.0, lid: 0.1 };
+            let refinement = Refinement {
+                levels: 4,
+                every: 16,
+                interpolation,
+                criterion: Criterion::Vorticity { n_start: -2.0, n_inc: 1.0, length: None },
+                ..Refinement::default()
+            };
+            let config = cavity.forest_config(Backend::Cpu).expect("config").refinement(refinement);
+            let mut forest = Forest::<D2, D2Q9, f64>::new(config).expect("forest");
+            forest.set_fused_exchanges(fused);
+            forest.advance(96).expect("run");
+            assert_eq!(forest.blocks_per_level().len(), 4);
+            assert!(forest.blocks_per_level()[3] > 0, "{interpolation:?}: the fourth level is in use");
+            forest.distributions().expect("pool").iter().map(|x| x.to_bits()).collect::<Vec<u64>>()
+        };
+        assert!(run(true) == run(false), "{interpolation:?}: fused and separate exchanges differ");
+    }
+}

@@ -174,32 +174,46 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for Average
     #[inline(always)]
     unsafe fn run(i: usize, a: &CommArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
-        let q = *a.list.add(i / m) as usize;
-        let j = i & (m - 1);
-        // Lists may hold whole ID sets: blocks without children have nothing to average.
-        let first = *a.child.add(q);
-        if first < 0 {
+        average_cell::<L, F, S, ODD>(a, *a.list.add(i / m) as usize, i & (m - 1));
+    }
+}
+
+/// Coarse cell `j` of parent `q` averaged from its children as [`AverageToParents`] does
+/// (its item `i` is `average_cell(a, list[i / 4^D], i mod 4^D)`; also
+/// [`crate::exchange`]).
+///
+/// # Safety
+/// `q` a block of the pool of `a`, the pointers of `a` valid for it and its children.
+#[inline(always)]
+pub unsafe fn average_cell<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
+    a: &CommArgs<F, S::Elem>,
+    q: usize,
+    j: usize,
+) {
+    let m = <L::Dim as Dim>::BLOCK_CELLS;
+    // Lists may hold whole ID sets: blocks without children have nothing to average.
+    let first = *a.child.add(q);
+    if first < 0 {
+        return;
+    }
+    let first = first as usize;
+    if a.masked != AVERAGE_ALL {
+        let (k, t0) = covering_child(j);
+        let mut ghost = false;
+        let mut interface = false;
+        for n in 0..<L::Dim as Dim>::CHILDREN {
+            let v = *a.cell_mask.add((first + k) * m + group_cell(t0, n));
+            ghost |= v == CELL_GHOST;
+            interface |= v == CELL_INTERFACE;
+        }
+        if ghost || (a.masked == AVERAGE_INTERFACE && !interface) {
             return;
         }
-        let first = first as usize;
-        if a.masked != AVERAGE_ALL {
-            let (k, t0) = covering_child(j);
-            let mut ghost = false;
-            let mut interface = false;
-            for n in 0..<L::Dim as Dim>::CHILDREN {
-                let v = *a.cell_mask.add((first + k) * m + group_cell(t0, n));
-                ghost |= v == CELL_GHOST;
-                interface |= v == CELL_INTERFACE;
-            }
-            if ghost || (a.masked == AVERAGE_INTERFACE && !interface) {
-                return;
-            }
-        }
-        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let (h, nu) = average_eddy::<L, F, _>(j, a.factor, a.factor_odd, a.shift, &a.les, &a.mrt, |k, t| {
-            (load_cell::<L, F, S, false>(&fld, first + k, t), cell_eddy::<L, F, _>(a, first + k, t))
-        });
-        store_cell::<L, F, S, ODD>(&fld, q, j, &h);
-        set_cell_eddy::<L, F, _>(a, q, j, nu);
     }
+    let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
+    let (h, nu) = average_eddy::<L, F, _>(j, a.factor, a.factor_odd, a.shift, &a.les, &a.mrt, |k, t| {
+        (load_cell::<L, F, S, false>(&fld, first + k, t), cell_eddy::<L, F, _>(a, first + k, t))
+    });
+    store_cell::<L, F, S, ODD>(&fld, q, j, &h);
+    set_cell_eddy::<L, F, _>(a, q, j, nu);
 }

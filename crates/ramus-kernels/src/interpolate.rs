@@ -405,7 +405,14 @@ pub fn interpolate_acc<L: VelocitySet, F: Real, const CUBIC: bool, G: FnMut(usiz
     mut coarse: G,
 ) -> Split<L::Pop<F>, F> {
     let mut acc = Split::<L::Pop<F>, F>::default();
-    weights::<L::Dim, F, CUBIC>(k, t, |j, w| add_scaled::<L, F>(&mut acc, w, &coarse(j)));
+    // Always inlined: with two kernels sharing an instance (the exchange's and
+    // `InterpolateChildren`'s), LLVM would otherwise keep it a call, through local memory.
+    weights::<L::Dim, F, CUBIC>(
+        k,
+        t,
+        #[inline(always)]
+        |j, w| add_scaled::<L, F>(&mut acc, w, &coarse(j)),
+    );
     acc
 }
 
@@ -503,21 +510,38 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, const CUBIC: bool>
     #[inline(always)]
     unsafe fn run(i: usize, a: &CommArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
-        let c = *a.list.add(i / m) as usize;
-        let t = i & (m - 1);
-        if a.masked != 0 && *a.cell_mask.add(c * m + t) != CELL_GHOST {
-            return;
-        }
-        let q = *a.parent.add(c) as usize;
-        let k = c - *a.child.add(q) as usize;
-        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let sample =
-            |j: usize| split_for::<L, F, _>(&load_cell::<L, F, S, ODD>(&fld, q, j), cell_eddy::<L, F, _>(a, q, j), a);
-        let acc = interpolate_acc::<L, F, CUBIC, _>(k, t, sample);
-        // The fine level is between its two steps of a coarse step: natural layout.
-        store_cell::<L, F, S, false>(&fld, c, t, &join::<L, F>(&acc));
-        set_cell_eddy::<L, F, _>(a, c, t, acc.nu);
+        interpolate_cell::<L, F, S, ODD, CUBIC>(a, *a.list.add(i / m) as usize, i & (m - 1));
     }
+}
+
+/// Cell `t` of child `c` interpolated from its parent as [`InterpolateChildren`] does (its
+/// item `i` is `interpolate_cell(a, list[i / 4^D], i mod 4^D)`; also [`crate::exchange`]).
+///
+/// # Safety
+/// `c` a block of the pool of `a` with an active parent, the pointers of `a` valid for
+/// both.
+#[inline(always)]
+pub unsafe fn interpolate_cell<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, const CUBIC: bool>(
+    a: &CommArgs<F, S::Elem>,
+    c: usize,
+    t: usize,
+) {
+    let m = <L::Dim as Dim>::BLOCK_CELLS;
+    if a.masked != 0 && *a.cell_mask.add(c * m + t) != CELL_GHOST {
+        return;
+    }
+    let q = *a.parent.add(c) as usize;
+    let k = c - *a.child.add(q) as usize;
+    let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
+    let acc = interpolate_acc::<L, F, CUBIC, _>(
+        k,
+        t,
+        #[inline(always)]
+        |j: usize| split_for::<L, F, _>(&load_cell::<L, F, S, ODD>(&fld, q, j), cell_eddy::<L, F, _>(a, q, j), a),
+    );
+    // The fine level is between its two steps of a coarse step: natural layout.
+    store_cell::<L, F, S, false>(&fld, c, t, &join::<L, F>(&acc));
+    set_cell_eddy::<L, F, _>(a, c, t, acc.nu);
 }
 
 kernel_args! {

@@ -57,6 +57,7 @@ pub mod eddy;
 #[cfg(not(target_arch = "nvptx64"))]
 #[doc(hidden)]
 pub mod emulate;
+pub mod exchange;
 pub mod guard;
 pub mod interpolate;
 pub mod lattice;

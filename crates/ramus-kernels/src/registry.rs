@@ -77,6 +77,7 @@ use crate::criterion::VorticityMarkSerial;
 use crate::curved::{CurvedWall, LinkDistance};
 use crate::distinct::DistinctSerial;
 use crate::eddy::CellVelocity;
+use crate::exchange::AverageInterpolate;
 use crate::guard::GuardCheck;
 use crate::interpolate::{InterpolateChildren, InterpolateGhosts, RescaleParents};
 use crate::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
@@ -96,7 +97,8 @@ use crate::stream::{StreamCollide, StreamCollideGradient};
 use crate::surface::{MarkSurfaceDistance, SurfaceLinkDistance, SurfaceSolid};
 #[cfg(target_arch = "nvptx64")]
 use crate::{
-    criterion::vorticity_mark_cooperative, distinct::distinct_cooperative, primitives::scan_tile_cooperative, ptx::Nv,
+    criterion::vorticity_mark_cooperative, distinct::distinct_cooperative, exchange::average_interpolate_cooperative,
+    primitives::scan_tile_cooperative, ptx::Nv,
 };
 
 /// A registered kernel instantiation: the name of its PTX entry point.
@@ -360,6 +362,12 @@ registry! {
         interpolate_cubic_odd => InterpolateChildren<L, F, S, true, true>;
         average_even => AverageToParents<L, F, S, false>;
         average_odd => AverageToParents<L, F, S, true>;
+        // The averaging and the ghost interpolation between a level's two steps, one
+        // launch (`crate::exchange`): `EXCHANGE_CTA` threads, no shared memory.
+        average_interpolate_linear => AverageInterpolate<L, F, S, false>
+            |args| average_interpolate_cooperative::<Nv, L, F, S, false>(&Nv, &args);
+        average_interpolate_cubic => AverageInterpolate<L, F, S, true>
+            |args| average_interpolate_cooperative::<Nv, L, F, S, true>(&Nv, &args);
         rescale_parents_even => RescaleParents<L, F, S, false>;
         rescale_parents_odd => RescaleParents<L, F, S, true>;
         interpolate_ghosts_linear => InterpolateGhosts<L, F, S, false>;

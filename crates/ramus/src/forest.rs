@@ -534,6 +534,15 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         self.solver.concurrent_levels = on;
     }
 
+    /// Averages a level into its parents at the end of the first of its two steps and
+    /// interpolates the parents into its ghost cells at the start of the second in one
+    /// launch (`ramus_kernels::exchange`), one routine less on the critical path per pair
+    /// of steps; bitwise the same results. On by default, on both backends (off: two
+    /// launches, for comparing).
+    pub fn set_fused_exchanges(&mut self, on: bool) {
+        self.solver.fused_exchanges = on;
+    }
+
     /// Launches the kernels on CUDA with programmatic dependent launch (see
     /// [`Device::set_dependent_launches`]: the next kernel's start overlaps the end of the
     /// one before it; bitwise the same results). On by default on GPUs of compute

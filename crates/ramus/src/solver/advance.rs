@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use ramus_kernels::average::{AverageToParents, AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
 use ramus_kernels::collision::{Bgk, Trt};
 use ramus_kernels::eddy::{CellVelocity, VelocityArgs};
+use ramus_kernels::exchange::{exchange_parents, AverageInterpolate, ExchangeArgs, EXCHANGE_CTA};
 use ramus_kernels::interpolate::{
     coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, GhostArgs, InterpolateChildren, InterpolateGhosts,
     RescaleParents,
@@ -43,9 +44,9 @@ use super::schedule::Schedule;
 use super::state::Solver;
 use crate::amr::Mesh;
 use crate::backend::graph::Replay;
-use crate::backend::{Buffer, DeviceSlice, DeviceSliceMut, Views};
+use crate::backend::{Buffer, Device, DeviceSlice, DeviceSliceMut, Views};
 use crate::config::{Collision, Interpolation};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::{Float, PoolStorage};
 
 /// Linear samples (ghost-block cells × `2^D`) from which the ghost exchange rescales the
@@ -244,19 +245,38 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// `l` has taken an odd number of steps (swapped AA layout). Each routine names what
     /// it reads and writes ([`super::hazards`]).
     pub fn advance_level(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
-        let finer = l + 1 < mesh.max_levels() && mesh.blocks_per_level()[l + 1] > 0;
-        if finer {
+        self.advance(mesh, l, odd, false, false)
+    }
+
+    /// [`Self::advance_level`] where the first step of a pair of level `l` may leave its
+    /// averaging (`defer`) to the second, which does it in one launch with its
+    /// interpolation (`pending`; [`Self::exchange`]).
+    fn advance(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool, pending: bool, defer: bool) -> Result<()> {
+        let finer = self.has_finer(mesh, l);
+        let cubic = self.interpolation == Interpolation::Cubic;
+        if finer && pending {
+            self.tracked(mesh, Task::Exchange { l, cubic }, |s| s.exchange(mesh, l))?;
+        } else if finer {
             let task = Task::Interpolate { l, two_pass: self.two_pass_ghosts(l) };
             self.tracked(mesh, task, |s| s.interpolate_ghosts(mesh, l, odd))?;
         }
         self.tracked(mesh, Task::Step { l }, |s| s.stream_collide(mesh, l, odd))?;
         if finer {
-            self.advance_level(mesh, l + 1, false)?;
-            self.advance_level(mesh, l + 1, true)?;
-            let task = Task::Average { l, cubic: self.interpolation == Interpolation::Cubic };
-            self.tracked(mesh, task, |s| s.average_interfaces(mesh, l, !odd))?;
+            // Level `l + 1`'s two steps: the first's averaging and the second's
+            // interpolation in one launch where that is exact.
+            let fuse = self.fused_exchanges && self.has_finer(mesh, l + 1) && !self.two_pass_ghosts(l + 1);
+            self.advance(mesh, l + 1, false, false, fuse)?;
+            self.advance(mesh, l + 1, true, fuse, false)?;
+            if !defer {
+                self.tracked(mesh, Task::Average { l, cubic }, |s| s.average_interfaces(mesh, l, !odd))?;
+            }
         }
         Ok(())
+    }
+
+    /// Whether level `l` has a finer level with blocks.
+    fn has_finer(&self, mesh: &Mesh<Q::Dim>, l: usize) -> bool {
+        l + 1 < mesh.max_levels() && mesh.blocks_per_level()[l + 1] > 0
     }
 
     /// Runs `task` by `f` after the recorded tasks it must wait for (after all before it
@@ -456,6 +476,53 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
                     dev.launch::<InterpolateChildren<Q, F, S, false, true>>(items, args)?
                 }
                 (Interpolation::Cubic, true) => dev.launch::<InterpolateChildren<Q, F, S, true, true>>(items, args)?,
+            }
+        }
+        self.stop(mesh, t, l + 1, Routine::Interpolate)
+    }
+
+    /// Averages level `l + 1` into the parents on level `l` and interpolates them into the
+    /// ghosts of level `l + 1`, in one launch (`ramus_kernels::exchange`): what
+    /// [`Self::average_interfaces`] then the one-pass [`Self::interpolate_ghosts`] do
+    /// between level `l`'s two steps of a coarse step (level `l` in the swapped layout),
+    /// with the same values.
+    fn exchange(&mut self, mesh: &Mesh<Q::Dim>, l: usize) -> Result<()> {
+        let n = self.schedule.levels[l].parents.len;
+        if n == 0 {
+            return Ok(());
+        }
+        let t = self.start();
+        let (average, interpolate) = (self.fine_to_coarse(l), self.coarse_to_fine(l));
+        let cubic = self.interpolation == Interpolation::Cubic;
+        let list = list(&self.schedule, Blocks::Parents(l))?;
+        let fe = (self.f.view_mut(), eddy_view(self.gradient_les, &mut self.eddy));
+        let mut comm = comm_args(mesh, fe, walls(&self.solids, mesh), list, average, false);
+        comm.masked = if cubic { AVERAGE_NOT_GHOST } else { AVERAGE_INTERFACE };
+        let args = ExchangeArgs::<F, S::Elem, Views> {
+            comm,
+            n: u32::try_from(n).map_err(|_| Error::invalid("parents of a level", n, "at most 2^32 - 1"))?,
+            factor: F::from_f64(interpolate.factor),
+            factor_odd: F::from_f64(interpolate.factor_odd),
+            shift: interpolate.shift,
+            les: interpolate.les,
+            mrt: interpolate.mrt,
+        };
+        let dev = mesh.device();
+        let grid = u32::try_from(n.div_ceil(exchange_parents::<Q>()))
+            .map_err(|_| Error::invalid("parents of a level", n, "fewer CTAs than 2^32"))?;
+        // SAFETY: the parents are level-`l` blocks with children, level `l` in the swapped
+        // layout, level `l + 1` in the natural one (between their steps); one CTA of
+        // `EXCHANGE_CTA` threads per `exchange_parents` parents on CUDA.
+        unsafe {
+            match (dev, cubic) {
+                (Device::Cpu, false) => dev.launch::<AverageInterpolate<Q, F, S, false>>(n, args)?,
+                (Device::Cpu, true) => dev.launch::<AverageInterpolate<Q, F, S, true>>(n, args)?,
+                (Device::Cuda(_), false) => {
+                    dev.launch_cta::<AverageInterpolate<Q, F, S, false>>(grid, EXCHANGE_CTA, 0, n, args)?
+                }
+                (Device::Cuda(_), true) => {
+                    dev.launch_cta::<AverageInterpolate<Q, F, S, true>>(grid, EXCHANGE_CTA, 0, n, args)?
+                }
             }
         }
         self.stop(mesh, t, l + 1, Routine::Interpolate)

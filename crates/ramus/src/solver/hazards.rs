@@ -26,7 +26,8 @@
 //!
 //! On four levels (linear) the longest chain of dependent routines is 16 of the 29: the
 //! finest level's eight steps and the exchanges around them; every coarser routine runs
-//! alongside.
+//! alongside. With the averaging and interpolation between a level's two steps fused
+//! ([`Task::Exchange`]) it is 14 of 26.
 
 use ramus_kernels::amr::MAX_LEVELS;
 
@@ -75,6 +76,8 @@ pub(crate) enum Task {
     /// Level `l + 1` averaged into the parents of `l` (`cubic`: every cell not under a
     /// ghost).
     Average { l: usize, cubic: bool },
+    /// [`Task::Average`] then [`Task::Interpolate`] (one pass) in one launch.
+    Exchange { l: usize, cubic: bool },
 }
 
 /// At most three regions.
@@ -93,6 +96,12 @@ impl Task {
             Task::Average { l, cubic } => (
                 if cubic { some(Region::level(l + 1)) } else { [Some(Region::Level(l + 1, Part::Ghosts)), None, None] },
                 [Some(Region::Level(l, Part::Parents)), None, None],
+            ),
+            // The interpolation reads the parents the averaging writes, and writes the
+            // ghosts it (linear) reads: both are in the write set.
+            Task::Exchange { l, cubic } => (
+                if cubic { some(Region::level(l + 1)) } else { [Some(Region::Level(l + 1, Part::Ghosts)), None, None] },
+                [Some(Region::Level(l, Part::Parents)), Some(Region::Level(l + 1, Part::Ghosts)), None],
             ),
         }
     }
@@ -149,26 +158,38 @@ mod tests {
     use crate::backend::graph::{GraphCache, Issue};
 
     /// Records the tasks of one root step on `levels` levels in the advance's order
-    /// (`advance_level`), one launch each, with or without hazard tracking; returns each
-    /// launch's task and dependencies.
-    fn record(levels: usize, cubic: bool, tracked: bool) -> (Vec<Task>, Vec<Vec<u32>>) {
-        fn advance(l: usize, levels: usize, cubic: bool, run: &mut impl FnMut(Task)) {
+    /// (`Solver::advance`; `fused`: with fused exchanges), one launch each, with or
+    /// without hazard tracking; returns each launch's task and dependencies.
+    fn record(levels: usize, cubic: bool, fused: bool, tracked: bool) -> (Vec<Task>, Vec<Vec<u32>>) {
+        fn advance(
+            l: usize,
+            levels: usize,
+            (cubic, fused): (bool, bool),
+            pd: (bool, bool),
+            run: &mut impl FnMut(Task),
+        ) {
+            let (pending, defer) = pd;
             let finer = l + 1 < levels;
-            if finer {
+            if finer && pending {
+                run(Task::Exchange { l, cubic });
+            } else if finer {
                 run(Task::Interpolate { l, two_pass: false });
             }
             run(Task::Step { l });
             if finer {
-                advance(l + 1, levels, cubic, run);
-                advance(l + 1, levels, cubic, run);
-                run(Task::Average { l, cubic });
+                let fuse = fused && l + 2 < levels;
+                advance(l + 1, levels, (cubic, fused), (false, fuse), run);
+                advance(l + 1, levels, (cubic, fused), (fuse, false), run);
+                if !defer {
+                    run(Task::Average { l, cubic });
+                }
             }
         }
         let cache = GraphCache::default();
         assert!(cache.begin());
         let mut hazards = tracked.then(|| Hazards::new(cache.dependencies()));
         let mut tasks = Vec::new();
-        advance(0, levels, cubic, &mut |task| {
+        advance(0, levels, (cubic, fused), (false, false), &mut |task| {
             if let Some(h) = &hazards {
                 cache.set_dependencies(&h.before(task));
             }
@@ -202,16 +223,27 @@ mod tests {
     }
 
     /// Without tracking a root step is a chain of all `2^(L+1) − 3` tasks; with it the
-    /// longest chain is `2^L` (linear) and `18` on four levels (cubic), and every pair of
-    /// tasks that touch a common region, one of them writing it, stays ordered as in the
-    /// advance.
+    /// longest chain is `2^L` (linear) and `18` on four levels (cubic), 14 and 16 with
+    /// fused exchanges; every pair of tasks that touch a common region, one of them
+    /// writing it, stays ordered as in the advance.
     #[test]
     fn a_root_step_keeps_every_hazard_and_shortens_the_chain() {
-        for (levels, cubic, want) in [(1, false, 1), (2, false, 4), (3, false, 8), (4, false, 16), (4, true, 18)] {
-            let (_, chain) = record(levels, cubic, false);
-            assert_eq!(critical_path(&chain), (1 << (levels + 1)) - 3, "untracked, {levels} levels");
-            let (tasks, deps) = record(levels, cubic, true);
-            assert_eq!(critical_path(&deps), want, "{levels} levels, cubic {cubic}");
+        let cases = [
+            (1, false, false, 1),
+            (2, false, false, 4),
+            (3, false, false, 8),
+            (4, false, false, 16),
+            (4, true, false, 18),
+            (3, false, true, 7),
+            (4, false, true, 14),
+            (4, true, true, 16),
+        ];
+        for (levels, cubic, fused, want) in cases {
+            let (tasks, chain) = record(levels, cubic, fused, false);
+            let all = if fused { tasks.len() } else { (1 << (levels + 1)) - 3 };
+            assert_eq!(critical_path(&chain), all, "untracked, {levels} levels");
+            let (tasks, deps) = record(levels, cubic, fused, true);
+            assert_eq!(critical_path(&deps), want, "{levels} levels, cubic {cubic}, fused {fused}");
             for b in 0..tasks.len() {
                 let (rb, wb) = tasks[b].touches();
                 for a in 0..b {

@@ -56,6 +56,9 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float, S: PoolStorage<F>> {
     /// Let a level's step run alongside its finer levels' steps in a root step's graph
     /// (see [`crate::Forest::set_concurrent_levels`]).
     pub concurrent_levels: bool,
+    /// Average and interpolate between a level's two steps in one launch (see
+    /// [`crate::Forest::set_fused_exchanges`]).
+    pub fused_exchanges: bool,
     /// The hazards of the root step being recorded (see [`super::hazards`]).
     pub hazards: Option<super::hazards::Hazards>,
     /// Per pool block: position in its level's parent list (ghost interpolation).
@@ -158,6 +161,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             profile: false,
             launch_graphs: true,
             concurrent_levels: true,
+            fused_exchanges: true,
             hazards: None,
             slot: dev.zeros(capacity)?,
             scratch: Buffer::Host(Vec::new()),
