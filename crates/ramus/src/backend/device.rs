@@ -21,7 +21,7 @@ use ramus_kernels::memory::{Family, Rebuild};
 use ramus_kernels::registry::Entry;
 
 use super::cuda::{check_driver, driver_error, open_context, ptx_to_load};
-use super::graph::{GraphCache, Issue, Replay};
+use super::graph::{GraphCache, Issue, Replay, Target};
 use super::memory::{bytes_of, try_to_vec, try_zeroed};
 use super::ptx::PtxModules;
 use super::slice::{ToLens, ToRaw, Views};
@@ -71,6 +71,9 @@ pub struct CudaDevice {
     dependent_launches: AtomicBool,
     /// Whether the driver can capture graphs with branches ([`Device::dependencies`]).
     branches: bool,
+    /// Whether the driver can also set a captured graph's kernel nodes in place (a new
+    /// mesh state's root step without a capture: [`super::graph::GraphCache::end`]).
+    node_updates: bool,
 }
 
 /// Bytes of [`CudaDevice::staging`].
@@ -407,11 +410,11 @@ impl Device {
             return Ok((f()?, Replay::Direct));
         }
         match f() {
-            Ok(r) => Ok((r, c.graphs.end(&c.stream, false, &c.counters)?)),
+            Ok(r) => Ok((r, c.graphs.end(&c.stream, false, c.node_updates, &c.counters)?)),
             Err(e) => {
                 // The launches before the error run as they would have without recording;
                 // the error that stopped `f` is the one to report.
-                let _ = c.graphs.end(&c.stream, true, &c.counters);
+                let _ = c.graphs.end(&c.stream, true, false, &c.counters);
                 Err(e)
             }
         }
@@ -540,6 +543,46 @@ unsafe fn issue_launch(
     }
 }
 
+/// Gives the kernel node `node` of the executable graph `exec` the launch of `func` with
+/// `cfg` and the parameters of [`issue_launch`].
+///
+/// # Safety
+/// As for [`issue_launch`]; `node` a kernel node of the graph `exec` was instantiated
+/// from, of a launch of `func`.
+unsafe fn set_node(
+    exec: sys::CUgraphExec,
+    node: sys::CUgraphNode,
+    func: &CudaFunction,
+    cfg: LaunchConfig,
+    count: Option<u64>,
+    args: &Word,
+    name: &str,
+) -> Result<()> {
+    let n = count.unwrap_or(0);
+    let mut params: [*mut std::ffi::c_void; 2] =
+        [&n as *const u64 as *mut std::ffi::c_void, args as *const Word as *mut std::ffi::c_void];
+    let params = if count.is_some() { &mut params[..] } else { &mut params[1..] };
+    let (g, b) = (cfg.grid_dim, cfg.block_dim);
+    let p = sys::CUDA_KERNEL_NODE_PARAMS {
+        func: func.cu_function(),
+        gridDimX: g.0,
+        gridDimY: g.1,
+        gridDimZ: g.2,
+        blockDimX: b.0,
+        blockDimY: b.1,
+        blockDimZ: b.2,
+        sharedMemBytes: cfg.shared_mem_bytes,
+        kernelParams: params.as_mut_ptr(),
+        extra: std::ptr::null_mut(),
+        kern: std::ptr::null_mut(),
+        ctx: std::ptr::null_mut(),
+    };
+    // SAFETY: the caller's contract; the driver copies the parameters during the call.
+    unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node, &p) }
+        .result()
+        .map_err(|e| driver_error(&format!("updating a graph node of {name}"), e))
+}
+
 /// The configuration part of a launch's replay key: grid, CTA, shared memory, item count.
 fn launch_key(k: &mut Vec<u8>, cfg: &LaunchConfig, count: u64) {
     let (g, b) = (cfg.grid_dim, cfg.block_dim);
@@ -603,6 +646,7 @@ impl CudaDevice {
         let dependent = major >= 9 && check_driver(&["cuLaunchKernelEx"]).is_ok() && ptx.dependent_ready();
         // Graph branches set the capture's dependencies and read its nodes (CUDA 12.3+).
         let branches = check_driver(&["cuStreamUpdateCaptureDependencies_v2", "cuStreamGetCaptureInfo_v3"]).is_ok();
+        let node_updates = branches && check_driver(&["cuGraphExecKernelNodeSetParams_v2"]).is_ok();
         // SAFETY: plain page-locked allocation (default flags: cached, readable by the host).
         let staging = unsafe { ctx.alloc_pinned_with_flags::<u64>(STAGING_BYTES / 8, 0) }
             .map_err(|e| driver_error("allocating pinned staging memory", e))?;
@@ -618,6 +662,7 @@ impl CudaDevice {
             dependent,
             dependent_launches: AtomicBool::new(dependent),
             branches,
+            node_updates,
         })
     }
 
@@ -670,8 +715,13 @@ impl CudaDevice {
         };
         let a = args.to_owned();
         // SAFETY: the caller's contract (this function's), for the launch as recorded.
-        let issue: Issue =
-            Box::new(move |stream| unsafe { issue_launch(stream, &func, (cfg, dependent), count, a.first(), name) });
+        let issue: Issue = Box::new(move |target| match target {
+            // SAFETY: the caller's contract (this function's), for the launch as recorded.
+            Target::Stream(stream) => unsafe { issue_launch(stream, &func, (cfg, dependent), count, a.first(), name) },
+            // SAFETY: as above; the node is one of a graph captured from a launch of the
+            // same kernel (`GraphCache::end` updates only graphs of the same kernels).
+            Target::Node { exec, node } => unsafe { set_node(exec, node, &func, cfg, count, a.first(), name) },
+        });
         self.issue(name, key, issue)
     }
 
@@ -681,7 +731,7 @@ impl CudaDevice {
             None => Ok(()),
             Some(issue) => {
                 self.counters.kernels(1);
-                issue(&self.stream)
+                issue(Target::Stream(&self.stream))
             }
         }
     }

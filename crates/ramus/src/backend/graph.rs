@@ -20,6 +20,12 @@
 //! ([`GraphCache::flush`]), so stream order is never changed; such a step simply runs
 //! without a graph. The CPU backend runs every launch at once.
 //!
+//! **New mesh states.** An adaptation changes the launches' sizes and arguments but rarely
+//! their kernels and dependencies: the least recently used graph of the same kernels and
+//! dependencies (one of an earlier mesh state) then gets the new parameters node
+//! by node (`cuGraphExecKernelNodeSetParams_v2`) instead of a capture and an update of
+//! the whole graph.
+//!
 //! **Branches.** A recorded launch depends, by default, on the launch recorded before it
 //! (a chain, as on a stream). A caller that knows which earlier launches a launch must
 //! wait for (because it reads or writes their data) may say so instead
@@ -48,8 +54,18 @@ const CACHED_GRAPHS: usize = 4;
 /// the mesh state in use.
 const CURRENT: usize = 2;
 
-/// A deferred launch: issues the kernel on the stream it is given.
-pub(crate) type Issue = Box<dyn FnOnce(&Arc<CudaStream>) -> Result<()> + Send>;
+/// Where a recorded launch goes.
+#[derive(Clone, Copy)]
+pub(crate) enum Target<'a> {
+    /// Issued on a stream (directly, or into a capture).
+    Stream(&'a Arc<CudaStream>),
+    /// Its parameters given to a kernel node of an executable graph in place.
+    Node { exec: sys::CUgraphExec, node: sys::CUgraphNode },
+}
+
+/// A deferred launch: issues the kernel on a stream or sets a graph node to it (any number
+/// of times: a failed update in place is followed by a capture).
+pub(crate) type Issue = Box<dyn Fn(Target<'_>) -> Result<()> + Send>;
 
 /// How the launches of a recorded section ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +75,8 @@ pub enum Replay {
     Direct,
     /// As a cached graph.
     Replayed,
-    /// As a newly captured graph (kept for the next time the sequence occurs).
+    /// As a new graph (kept for the next time the sequence occurs): captured, or a cached
+    /// graph of the same kernels and dependencies given the new parameters in place.
     Captured,
 }
 
@@ -70,6 +87,9 @@ struct Recording {
     thread: ThreadId,
     names: Vec<&'static str>,
     key: Vec<u8>,
+    /// The dependencies' part of `key`: two sequences of the same kernels and topology
+    /// differ only in the nodes' parameters.
+    topo: Vec<u8>,
     issues: Vec<Issue>,
     /// The launches each recorded launch depends on: `deps[ends[k - 1]..ends[k]]` for
     /// launch `k` (indices into `issues`).
@@ -136,7 +156,16 @@ impl Dependencies {
 /// with the sequence it runs (kernel names and the bytes of [`launch_key`] and the
 /// arguments).
 struct Cache<G> {
-    entries: VecDeque<(Vec<&'static str>, Vec<u8>, G)>,
+    entries: VecDeque<Entry<G>>,
+}
+
+/// A cached graph and the sequence it runs: its kernels, its dependencies' bytes
+/// ([`Recording::topo`]) and the whole key.
+struct Entry<G> {
+    names: Vec<&'static str>,
+    topo: Vec<u8>,
+    key: Vec<u8>,
+    graph: G,
 }
 
 impl<G> Default for Cache<G> {
@@ -148,10 +177,38 @@ impl<G> Default for Cache<G> {
 impl<G> Cache<G> {
     /// The graph of exactly this sequence, now the most recently used.
     fn find(&mut self, names: &[&'static str], key: &[u8]) -> Option<&G> {
-        let k = self.entries.iter().position(|(n, b, _)| n == names && b == key)?;
+        let k = self.entries.iter().position(|e| e.names == names && e.key == key)?;
         let hit = self.entries.remove(k)?;
         self.entries.push_front(hit);
-        self.entries.front().map(|(_, _, g)| g)
+        self.entries.front().map(|e| &e.graph)
+    }
+
+    /// Gives the least recently used graph that runs the same kernels with the same
+    /// dependencies and can be updated in place (`usable`) the parameters of the new
+    /// sequence (`set`), and makes it the most recently used under `key`. The graphs of
+    /// the mesh state in use are candidates too: a new sequence of the same kernels means
+    /// a new mesh state, and a mesh state that comes back replays ([`Self::find`]) before
+    /// anything is updated. `None` if there is no such graph or `set` fails (that graph,
+    /// perhaps half updated, is dropped).
+    fn reuse(
+        &mut self,
+        names: &[&'static str],
+        topo: &[u8],
+        key: Vec<u8>,
+        usable: impl Fn(&G) -> bool,
+        set: impl FnOnce(&mut G) -> bool,
+    ) -> Option<&G> {
+        let k = (0..self.entries.len()).rev().find(|&k| {
+            let e = &self.entries[k];
+            e.names == names && e.topo == topo && usable(&e.graph)
+        })?;
+        let mut hit = self.entries.remove(k)?;
+        if !set(&mut hit.graph) {
+            return None;
+        }
+        hit.key = key;
+        self.entries.push_front(hit);
+        self.entries.front().map(|e| &e.graph)
     }
 
     /// Adds the graph of a new sequence as the most recently used: while the cache is
@@ -163,20 +220,22 @@ impl<G> Cache<G> {
     fn insert(
         &mut self,
         names: Vec<&'static str>,
+        topo: Vec<u8>,
         key: Vec<u8>,
         mut update: impl FnMut(&mut G) -> bool,
         make: impl FnOnce() -> Result<G>,
-    ) -> Result<&G> {
+    ) -> Result<&mut G> {
         let full = self.entries.len() >= CACHED_GRAPHS;
-        let same_length = (CURRENT..self.entries.len()).rev().find(|&k| full && self.entries[k].0.len() == names.len());
-        let updated = same_length.filter(|&k| update(&mut self.entries[k].2)).and_then(|k| self.entries.remove(k));
+        let same_length =
+            (CURRENT..self.entries.len()).rev().find(|&k| full && self.entries[k].names.len() == names.len());
+        let updated = same_length.filter(|&k| update(&mut self.entries[k].graph)).and_then(|k| self.entries.remove(k));
         let graph = match updated {
-            Some((_, _, g)) => g,
+            Some(e) => e.graph,
             None => make()?,
         };
-        self.entries.push_front((names, key, graph));
+        self.entries.push_front(Entry { names, topo, key, graph });
         self.entries.truncate(CACHED_GRAPHS);
-        Ok(&self.entries[0].2)
+        Ok(&mut self.entries[0].graph)
     }
 
     fn clear(&mut self) {
@@ -189,6 +248,10 @@ impl<G> Cache<G> {
 struct Exec {
     exec: sys::CUgraphExec,
     stream: Arc<CudaStream>,
+    /// The graph it was instantiated from and that graph's kernel nodes in launch order,
+    /// through which [`Self::set`] updates it in place (`None` after [`Self::update`],
+    /// or where the driver cannot name the nodes).
+    source: Option<(Captured, Vec<sys::CUgraphNode>)>,
 }
 
 // SAFETY: CUDA graph objects must not be used by two threads at once; every use of this
@@ -209,7 +272,22 @@ impl Exec {
         // SAFETY: both handles are live; the driver checks that the topologies match and
         // leaves the executable graph unchanged if they do not.
         let mut info = std::mem::MaybeUninit::<sys::CUgraphExecUpdateResultInfo>::zeroed();
-        unsafe { sys::cuGraphExecUpdate_v2(self.exec, graph.0, info.as_mut_ptr()) == sys::CUresult::CUDA_SUCCESS }
+        let updated =
+            unsafe { sys::cuGraphExecUpdate_v2(self.exec, graph.0, info.as_mut_ptr()) == sys::CUresult::CUDA_SUCCESS };
+        if updated {
+            self.source = None;
+        }
+        updated
+    }
+
+    /// Gives each kernel node the parameters of the launch of the same position in
+    /// `issues` (the same kernels, grids and arguments may differ): no capture, no
+    /// comparison of two graphs. `false` if the nodes are not known or the driver refuses
+    /// one (the graph may then be half updated: drop it).
+    fn set(&mut self, issues: &[Issue]) -> bool {
+        let Some((_, nodes)) = &self.source else { return false };
+        nodes.len() == issues.len()
+            && issues.iter().zip(nodes).all(|(issue, &node)| issue(Target::Node { exec: self.exec, node }).is_ok())
     }
 }
 
@@ -254,6 +332,7 @@ impl GraphCache {
             thread: std::thread::current().id(),
             names: Vec::new(),
             key: Vec::new(),
+            topo: Vec::new(),
             issues: Vec::new(),
             deps: Vec::new(),
             ends: Vec::new(),
@@ -311,8 +390,10 @@ impl GraphCache {
                 key(&mut rec.key);
                 // The dependencies are part of the sequence: the same launches in another
                 // graph topology are another graph.
-                rec.key.extend_from_slice(&(rec.tail.len() as u32).to_ne_bytes());
-                rec.tail.iter().for_each(|d| rec.key.extend_from_slice(&d.to_ne_bytes()));
+                for v in [&[rec.tail.len() as u32][..], &rec.tail].concat() {
+                    rec.key.extend_from_slice(&v.to_ne_bytes());
+                    rec.topo.extend_from_slice(&v.to_ne_bytes());
+                }
                 rec.deps.extend_from_slice(&rec.tail);
                 rec.ends.push(rec.deps.len() as u32);
                 rec.tail.clear();
@@ -331,7 +412,7 @@ impl GraphCache {
         match self.take_own() {
             Some(rec) => {
                 counters.kernels(rec.issues.len());
-                rec.issues.into_iter().try_for_each(|issue| issue(stream))
+                rec.issues.iter().try_for_each(|issue| issue(Target::Stream(stream)))
             }
             None => Ok(()),
         }
@@ -341,11 +422,15 @@ impl GraphCache {
     /// cached graph of the same sequence if there is one, else a graph captured now (and
     /// cached). `direct`: issue the launches one by one instead (an error path). The
     /// launches issued (also into a capture) and the graph launched go to `counters`.
-    pub fn end(&self, stream: &Arc<CudaStream>, direct: bool, counters: &Counters) -> Result<Replay> {
+    ///
+    /// `nodes`: the driver can name a capture's nodes and set their parameters; a graph
+    /// of the same kernels and dependencies as the new sequence is then updated in place
+    /// instead of capturing one ([`Cache::reuse`]).
+    pub fn end(&self, stream: &Arc<CudaStream>, direct: bool, nodes: bool, counters: &Counters) -> Result<Replay> {
         let Some(rec) = self.take_own() else { return Ok(Replay::Direct) };
         if direct || rec.issues.is_empty() {
             counters.kernels(rec.issues.len());
-            rec.issues.into_iter().try_for_each(|issue| issue(stream))?;
+            rec.issues.iter().try_for_each(|issue| issue(Target::Stream(stream)))?;
             return Ok(Replay::Direct);
         }
         let mut cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
@@ -354,11 +439,33 @@ impl GraphCache {
             exec.launch()?;
             return Ok(Replay::Replayed);
         }
-        counters.kernels(rec.issues.len());
         let branched = !rec.is_chain();
-        let Recording { names, key, issues, deps, ends, .. } = rec;
-        let graph = capture(stream, issues, branched.then_some((&deps[..], &ends[..])))?;
-        let exec = cached.insert(names, key, |exec| exec.update(&graph), || instantiate(stream, &graph))?;
+        let Recording { names, key, topo, issues, deps, ends, .. } = rec;
+        if nodes {
+            if let Some(exec) =
+                cached.reuse(&names, &topo, key.clone(), |exec| exec.source.is_some(), |exec| exec.set(&issues))
+            {
+                counters.graph();
+                exec.launch()?;
+                return Ok(Replay::Captured);
+            }
+        }
+        counters.kernels(issues.len());
+        let (graph, graph_nodes) = capture(stream, &issues, branched.then_some((&deps[..], &ends[..])), nodes)?;
+        let mut made = false;
+        let exec = cached.insert(
+            names,
+            topo,
+            key,
+            |exec| exec.update(&graph),
+            || {
+                made = true;
+                instantiate(stream, &graph)
+            },
+        )?;
+        if made {
+            exec.source = graph_nodes.map(|n| (graph, n));
+        }
         counters.graph();
         exec.launch()?;
         Ok(Replay::Captured)
@@ -383,18 +490,25 @@ impl GraphCache {
 /// Captures `issues`, in order, into a graph on `stream` (thread-local capture: other
 /// threads' CUDA calls are not affected). `deps`: the recording's dependencies
 /// ([`Recording::deps`]) when they are not a chain; each launch's node then depends on
-/// those launches' nodes alone. The capture is always ended, also when a launch fails.
-fn capture(stream: &Arc<CudaStream>, issues: Vec<Issue>, deps: Option<(&[u32], &[u32])>) -> Result<Captured> {
+/// those launches' nodes alone. `nodes`: also return the kernel nodes in launch order.
+/// The capture is always ended, also when a launch fails.
+fn capture(
+    stream: &Arc<CudaStream>,
+    issues: &[Issue],
+    deps: Option<(&[u32], &[u32])>,
+    nodes: bool,
+) -> Result<(Captured, Option<Vec<sys::CUgraphNode>>)> {
     stream
         .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
         .map_err(|e| driver_error("beginning a CUDA graph capture", e))?;
-    let issued = match deps {
-        None => issues.into_iter().try_for_each(|issue| issue(stream)),
-        Some((deps, ends)) => issue_branched(stream, issues, deps, ends),
+    let issued = if deps.is_none() && !nodes {
+        issues.iter().try_for_each(|issue| issue(Target::Stream(stream))).map(|()| None)
+    } else {
+        issue_tracked(stream, issues, deps).map(Some)
     };
     // SAFETY: the stream is live and capturing (begun above, on this thread).
     let graph = unsafe { result::stream::end_capture(stream.cu_stream()) };
-    issued?;
+    let graph_nodes = issued?;
     let graph = graph.map_err(|e| driver_error("capturing a CUDA graph", e))?;
     if graph.is_null() {
         return Err(Error::Cuda {
@@ -402,34 +516,40 @@ fn capture(stream: &Arc<CudaStream>, issues: Vec<Issue>, deps: Option<(&[u32], &
             message: "the capture produced no graph".into(),
         });
     }
-    Ok(Captured(graph))
+    Ok((Captured(graph), graph_nodes))
 }
 
 /// Issues `issues` into the capture of `stream`, each after setting the stream's capture
-/// dependencies to the nodes of the launches it depends on (`deps[ends[k - 1]..ends[k]]`),
-/// and reading back the node it added.
-fn issue_branched(stream: &Arc<CudaStream>, issues: Vec<Issue>, deps: &[u32], ends: &[u32]) -> Result<()> {
+/// dependencies to the nodes of the launches it depends on (`deps[ends[k - 1]..ends[k]]`;
+/// `None`: the launch before it, the stream's own order), and returns the node each added.
+fn issue_tracked(
+    stream: &Arc<CudaStream>,
+    issues: &[Issue],
+    deps: Option<(&[u32], &[u32])>,
+) -> Result<Vec<sys::CUgraphNode>> {
     let failed = |e| driver_error("capturing a CUDA graph with branches", e);
     let mut nodes: Vec<sys::CUgraphNode> = Vec::with_capacity(issues.len());
     let mut these: Vec<sys::CUgraphNode> = Vec::new();
-    for (k, issue) in issues.into_iter().enumerate() {
-        these.clear();
-        these.extend(deps_of(deps, ends, k).iter().map(|&d| nodes[d as usize]));
-        // SAFETY: the stream is capturing on this thread; `these` are nodes of its graph
-        // (added by earlier launches of this capture); no edge data (default edges; a
-        // launch's own attributes still apply).
-        unsafe {
-            sys::cuStreamUpdateCaptureDependencies_v2(
-                stream.cu_stream(),
-                these.as_mut_ptr(),
-                std::ptr::null(),
-                these.len(),
-                sys::CUstreamUpdateCaptureDependencies_flags_enum::CU_STREAM_SET_CAPTURE_DEPENDENCIES as u32,
-            )
+    for (k, issue) in issues.iter().enumerate() {
+        if let Some((deps, ends)) = deps {
+            these.clear();
+            these.extend(deps_of(deps, ends, k).iter().map(|&d| nodes[d as usize]));
+            // SAFETY: the stream is capturing on this thread; `these` are nodes of its
+            // graph (added by earlier launches of this capture); no edge data (default
+            // edges; a launch's own attributes still apply).
+            unsafe {
+                sys::cuStreamUpdateCaptureDependencies_v2(
+                    stream.cu_stream(),
+                    these.as_mut_ptr(),
+                    std::ptr::null(),
+                    these.len(),
+                    sys::CUstreamUpdateCaptureDependencies_flags_enum::CU_STREAM_SET_CAPTURE_DEPENDENCIES as u32,
+                )
+            }
+            .result()
+            .map_err(failed)?;
         }
-        .result()
-        .map_err(failed)?;
-        issue(stream)?;
+        issue(Target::Stream(stream))?;
         let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
         let mut added: *const sys::CUgraphNode = std::ptr::null();
         let mut n = 0usize;
@@ -457,7 +577,7 @@ fn issue_branched(stream: &Arc<CudaStream>, issues: Vec<Issue>, deps: &[u32], en
         // SAFETY: `added` points at `n` = 1 node (checked above).
         nodes.push(unsafe { *added });
     }
-    Ok(())
+    Ok(nodes)
 }
 
 /// Instantiates `graph` for launches on `stream`.
@@ -465,7 +585,7 @@ fn instantiate(stream: &Arc<CudaStream>, graph: &Captured) -> Result<Exec> {
     // SAFETY: a live captured graph; the executable graph is owned by the returned `Exec`.
     let exec = unsafe { result::graph::instantiate(graph.0, CUgraphInstantiate_flags(0)) }
         .map_err(|e| driver_error("instantiating a CUDA graph", e))?;
-    Ok(Exec { exec, stream: stream.clone() })
+    Ok(Exec { exec, stream: stream.clone(), source: None })
 }
 
 #[cfg(test)]
@@ -523,6 +643,34 @@ mod tests {
         assert_eq!(d, Dependencies { recording: Some(3), launches: vec![1, 2, 4] });
     }
 
+    /// A new sequence of the kernels and dependencies of a cached graph updates that graph
+    /// in place, least recently used first, only graphs that can be (`usable`); a failed
+    /// update drops the graph.
+    #[test]
+    fn graphs_of_the_same_kernels_are_updated_in_place() {
+        let mut cache = Cache::<u32>::default();
+        for (k, name) in ["even", "odd", "even", "odd"].into_iter().enumerate() {
+            let made = cache.insert(vec![name], vec![1], vec![k as u8], |_| false, || Ok(k as u32)).unwrap();
+            assert_eq!(*made, k as u32);
+        }
+        let usable = |g: &u32| *g != 0;
+        // Most recent first: odd 3, even 2, odd 1, even 0. Graph 0 cannot be updated in
+        // place: a new even sequence takes graph 2.
+        let set = cache.reuse(&["even"], &[1], vec![9], usable, |g| {
+            *g += 10;
+            true
+        });
+        assert_eq!(set.copied(), Some(12));
+        assert_eq!(cache.find(&["even"], &[9]).copied(), Some(12));
+        // Another topology: none.
+        assert!(cache.reuse(&["odd"], &[2], vec![8], usable, |_| true).is_none());
+        let len = cache.entries.len();
+        assert!(cache.reuse(&["odd"], &[1], vec![6], usable, |_| false).is_none());
+        assert_eq!(cache.entries.len(), len - 1, "a failed update drops the graph");
+        // Odd 1 was dropped: odd 3 is next.
+        assert_eq!(cache.reuse(&["odd"], &[1], vec![5], usable, |_| true).copied(), Some(3));
+    }
+
     /// The cache's policy over root steps: two parities per mesh state, a new state every
     /// 32 steps, levels (launches) added over the first states; graphs are numbered as
     /// made, updates counted.
@@ -543,6 +691,7 @@ mod tests {
                 cache
                     .insert(
                         names,
+                        Vec::new(),
                         key,
                         |g| {
                             g.1 += 1;

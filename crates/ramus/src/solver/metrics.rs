@@ -88,8 +88,9 @@ pub struct Timings {
     pub guard: Duration,
     /// Checks the stability guard made.
     pub guard_checks: u64,
-    /// Root steps whose launches ran as a newly captured CUDA graph (see
-    /// [`crate::Forest::set_launch_graphs`]).
+    /// Root steps whose launches ran as a new CUDA graph (see
+    /// [`crate::Forest::set_launch_graphs`]): captured, or a cached graph of the same
+    /// kernels updated in place for them.
     pub graph_captures: u64,
     /// Root steps whose launches ran as a cached CUDA graph.
     pub graph_replays: u64,
