@@ -167,6 +167,10 @@ struct Args {
     /// (for comparing the two; see `Forest::set_fused_exchanges`).
     #[arg(long)]
     no_fused_exchanges: bool,
+    /// Capture a new CUDA graph for each new mesh state instead of updating a cached one
+    /// in place (for comparing the two; see `Forest::set_graph_updates`).
+    #[arg(long)]
+    no_graph_updates: bool,
     /// Run exactly this many root steps instead of `--passes` (e.g. for benchmarks).
     #[arg(long)]
     steps: Option<u64>,
@@ -211,6 +215,7 @@ struct Setup {
     no_dependent_launches: bool,
     no_concurrent_levels: bool,
     no_fused_exchanges: bool,
+    no_graph_updates: bool,
     /// SI scales, with `[units]`.
     scales: Option<Scales>,
     /// The output flags in root steps.
@@ -294,6 +299,7 @@ impl Args {
             no_dependent_launches: self.no_dependent_launches,
             no_concurrent_levels: self.no_concurrent_levels,
             no_fused_exchanges: self.no_fused_exchanges,
+            no_graph_updates: self.no_graph_updates,
             scales,
             output,
             checkpoint_every: self.checkpoint_every,
@@ -359,6 +365,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     forest.set_concurrent_levels(!s.no_concurrent_levels);
     forest.set_fused_exchanges(!s.no_fused_exchanges);
     let dependent = forest.set_dependent_launches(!s.no_dependent_launches);
+    let graph_updates = forest.set_graph_updates(!s.no_graph_updates);
     let steps = s.steps;
     let dim = D::D;
     let first_step = forest.steps();
@@ -606,6 +613,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     summary["dependent_launches"] = dependent.into();
     summary["concurrent_levels"] = (!s.no_concurrent_levels).into();
     summary["fused_exchanges"] = (!s.no_fused_exchanges).into();
+    summary["graph_updates"] = graph_updates.into();
     if forest.backend() == ramus::Backend::Cuda {
         summary["submissions"] = support::submissions_json(&t);
     }

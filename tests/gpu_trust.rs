@@ -159,6 +159,9 @@ fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: 
     let want = direct.distributions().unwrap();
     let mut graphs = Forest::<D, Q, F>::new(amr_cavity(Backend::Cuda, dim, n, 3)).expect("forest");
     let dependent = graphs.set_dependent_launches(true);
+    // A new mesh state updates a cached graph of the same kernels in place where the
+    // driver can (on by default).
+    let updates = graphs.set_graph_updates(true);
     graphs.advance(total / 2 + 1).expect("graph run");
     graphs.leaf_cells().expect("a read mid-run");
     graphs.advance(total - graphs.steps()).expect("graph run after the read");
@@ -188,6 +191,13 @@ fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: 
     chained.set_concurrent_levels(false);
     chained.advance(total).expect("chained graph run");
     assert_same_pool(&format!("{what}, chained graphs vs direct"), &want, &chained.distributions().unwrap());
+    // Every new mesh state captured instead of updating a cached graph: the same.
+    let mut captured = Forest::<D, Q, F>::new(amr_cavity(Backend::Cuda, dim, n, 3)).expect("forest");
+    assert!(!captured.set_graph_updates(false), "{what}: graph updates off");
+    captured.advance(total).expect("graph run without updates");
+    assert_same_pool(&format!("{what}, captured graphs vs direct"), &want, &captured.distributions().unwrap());
+    let c = captured.timings();
+    assert_eq!(c.stepping_submissions.graph_updates, 0, "{what}: updates while off");
     let mut cpu = Forest::<D, Q, F>::new(amr_cavity(Backend::Cpu, dim, n, 3)).expect("forest");
     cpu.advance(total).expect("CPU run");
     assert_same_pool(&format!("{what}, graphs vs CPU"), &want, &cpu.distributions().unwrap());
@@ -197,6 +207,18 @@ fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: 
     assert_eq!(d.stepping_submissions.graph_launches, 0, "{what}: graphs while off");
     assert!(d.stepping_submissions.kernel_launches >= total, "{what}: {:?}", d.stepping_submissions);
     assert_eq!(g.stepping_submissions.graph_launches, total, "{what}: one graph per root step");
+    // New mesh states of the same levels reuse graphs in place once the cache holds one
+    // of each parity: most new graphs are updates, and an update launches no kernel.
+    if updates {
+        let u = g.stepping_submissions.graph_updates;
+        assert!(u > 0 && u < t.graph_captures, "{what}: {u} of {} new graphs updated", t.graph_captures);
+        assert!(
+            g.stepping_submissions.kernel_launches < c.stepping_submissions.kernel_launches,
+            "{what}: launches while capturing {:?}, with updates {:?}",
+            c.stepping_submissions,
+            g.stepping_submissions
+        );
+    }
     assert!(
         g.stepping_submissions.kernel_launches > 0
             && g.stepping_submissions.kernel_launches < d.stepping_submissions.kernel_launches,
@@ -218,10 +240,16 @@ fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: 
     assert_eq!(cpu.device_counters(), None, "{what}: the CPU backend submits nothing");
     assert_eq!(cpu.timings().adapt.submissions, Default::default(), "{what}: CPU adaptation counts");
     println!(
-        "{what}: {} root steps, {} graphs captured, {} replayed (dependent launches: {dependent}); bitwise the \
-         direct CUDA and the CPU run; \
+        "{what}: {} root steps, {} new graphs ({} updated in place), {} replayed (dependent launches: \
+         {dependent}); bitwise the direct CUDA and the CPU run; \
          stepping submitted {:?} direct, {:?} with graphs; adaptations {:?}",
-        total, t.graph_captures, t.graph_replays, d.stepping_submissions, g.stepping_submissions, d.adapt.submissions
+        total,
+        t.graph_captures,
+        g.stepping_submissions.graph_updates,
+        t.graph_replays,
+        d.stepping_submissions,
+        g.stepping_submissions,
+        d.adapt.submissions
     );
 }
 

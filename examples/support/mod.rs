@@ -402,7 +402,7 @@ pub fn print_submissions(t: &ramus::Timings) {
 pub fn submissions_json(t: &ramus::Timings) -> serde_json::Value {
     let c = |d: &ramus::backend::DeviceCounters| {
         serde_json::json!({ "kernel_launches": d.kernel_launches, "graph_launches": d.graph_launches,
-            "host_waits": d.host_waits })
+            "graph_updates": d.graph_updates, "host_waits": d.host_waits })
     };
     let a = &t.adapt;
     let mesh: serde_json::Map<String, serde_json::Value> =

@@ -543,6 +543,14 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         self.solver.fused_exchanges = on;
     }
 
+    /// Lets a new mesh state's root step update a cached CUDA graph of the same kernels
+    /// and dependencies in place instead of capturing a new one (see
+    /// [`Device::set_graph_updates`]; bitwise the same results). On by default where the
+    /// driver supports it; returns whether it is on now (`false` on the CPU).
+    pub fn set_graph_updates(&mut self, on: bool) -> bool {
+        self.device.set_graph_updates(on)
+    }
+
     /// Launches the kernels on CUDA with programmatic dependent launch (see
     /// [`Device::set_dependent_launches`]: the next kernel's start overlaps the end of the
     /// one before it; bitwise the same results). On by default on GPUs of compute

@@ -74,6 +74,9 @@ pub struct CudaDevice {
     /// Whether the driver can also set a captured graph's kernel nodes in place (a new
     /// mesh state's root step without a capture: [`super::graph::GraphCache::end`]).
     node_updates: bool,
+    /// Whether new mesh states update cached graphs in place (at most `node_updates`;
+    /// [`Device::set_graph_updates`]).
+    graph_updates: AtomicBool,
 }
 
 /// Bytes of [`CudaDevice::staging`].
@@ -410,7 +413,7 @@ impl Device {
             return Ok((f()?, Replay::Direct));
         }
         match f() {
-            Ok(r) => Ok((r, c.graphs.end(&c.stream, false, c.node_updates, &c.counters)?)),
+            Ok(r) => Ok((r, c.graphs.end(&c.stream, false, c.graph_updates.load(Ordering::Relaxed), &c.counters)?)),
             Err(e) => {
                 // The launches before the error run as they would have without recording;
                 // the error that stopped `f` is the one to report.
@@ -435,6 +438,24 @@ impl Device {
                 if c.dependent_launches.swap(on, Ordering::Relaxed) != on {
                     c.graphs.clear();
                 }
+                on
+            }
+        }
+    }
+
+    /// Lets a new mesh state's root step reuse a cached CUDA graph of the same kernels and
+    /// dependencies, its kernel nodes given the new sizes and arguments in place
+    /// (`cuGraphExecKernelNodeSetParams`), instead of capturing and instantiating a new
+    /// graph: less host time after each adaptation, bitwise the same results. On by
+    /// default where the driver has the calls (CUDA 12.3 and later); returns whether it
+    /// is on now (always `false` on the CPU). Graphs captured while it was off are not
+    /// updated in place later.
+    pub fn set_graph_updates(&self, on: bool) -> bool {
+        match self {
+            Device::Cpu => false,
+            Device::Cuda(c) => {
+                let on = on && c.node_updates;
+                c.graph_updates.store(on, Ordering::Relaxed);
                 on
             }
         }
@@ -663,6 +684,7 @@ impl CudaDevice {
             dependent_launches: AtomicBool::new(dependent),
             branches,
             node_updates,
+            graph_updates: AtomicBool::new(node_updates),
         })
     }
 

@@ -445,6 +445,7 @@ impl GraphCache {
             if let Some(exec) =
                 cached.reuse(&names, &topo, key.clone(), |exec| exec.source.is_some(), |exec| exec.set(&issues))
             {
+                counters.update();
                 counters.graph();
                 exec.launch()?;
                 return Ok(Replay::Captured);

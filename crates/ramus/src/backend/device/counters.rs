@@ -18,6 +18,10 @@ pub struct DeviceCounters {
     pub kernel_launches: u64,
     /// CUDA graphs launched (root steps replayed from a cached graph or newly captured).
     pub graph_launches: u64,
+    /// Of those, graphs of a new mesh state that were not captured: a cached graph of the
+    /// same kernels got the new launches' sizes and arguments node by node
+    /// ([`Device::set_graph_updates`]).
+    pub graph_updates: u64,
     /// Times the host waited for the device to finish its queued work: synchronisations
     /// and read-backs of device memory.
     pub host_waits: u64,
@@ -31,6 +35,7 @@ impl Sub for DeviceCounters {
         DeviceCounters {
             kernel_launches: self.kernel_launches.saturating_sub(rhs.kernel_launches),
             graph_launches: self.graph_launches.saturating_sub(rhs.graph_launches),
+            graph_updates: self.graph_updates.saturating_sub(rhs.graph_updates),
             host_waits: self.host_waits.saturating_sub(rhs.host_waits),
         }
     }
@@ -40,6 +45,7 @@ impl std::ops::AddAssign for DeviceCounters {
     fn add_assign(&mut self, rhs: Self) {
         self.kernel_launches += rhs.kernel_launches;
         self.graph_launches += rhs.graph_launches;
+        self.graph_updates += rhs.graph_updates;
         self.host_waits += rhs.host_waits;
     }
 }
@@ -49,6 +55,7 @@ impl std::ops::AddAssign for DeviceCounters {
 pub(crate) struct Counters {
     kernels: AtomicU64,
     graphs: AtomicU64,
+    updates: AtomicU64,
     waits: AtomicU64,
 }
 
@@ -63,6 +70,11 @@ impl Counters {
         self.graphs.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// One graph updated in place (and then launched: [`Self::graph`] too).
+    pub fn update(&self) {
+        self.updates.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// One wait for the device.
     pub fn wait(&self) {
         self.waits.fetch_add(1, Ordering::Relaxed);
@@ -72,6 +84,7 @@ impl Counters {
         DeviceCounters {
             kernel_launches: self.kernels.load(Ordering::Relaxed),
             graph_launches: self.graphs.load(Ordering::Relaxed),
+            graph_updates: self.updates.load(Ordering::Relaxed),
             host_waits: self.waits.load(Ordering::Relaxed),
         }
     }
