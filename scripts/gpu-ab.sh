@@ -5,6 +5,8 @@
 # after warm-up runs that JIT-compile the PTX, and the outputs compared byte for byte.
 #
 #   scripts/gpu-ab.sh FLAG [REPS]   # e.g. scripts/gpu-ab.sh --no-concurrent-levels 3
+#                                   # FLAG may be several switches in one word:
+#                                   # "--no-fused-exchanges --no-graph-updates"
 #
 # Run from the repo root on the device, after `scripts/gpu-check.sh bundle` here and the
 # archive unpacked there (`tar -xJf .gpu.tar.xz`, or `scripts/gpu-check.sh run` once).
@@ -15,6 +17,8 @@
 set -euo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 FLAG [REPS]" >&2; exit 2; }
 flag=$1
+read -ra flags <<<"$flag"
+tag=$(printf '%s\n' "${flags[@]#--}" | paste -sd+)
 reps=${2:-3}
 cavity=.gpu/cavity
 [[ -x $cavity ]] || { echo "error: $cavity missing (unpack the bundle first)" >&2; exit 2; }
@@ -35,9 +39,10 @@ line() {
     python3 - "$1/summary.json" "$2" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-print("%-14s MLUPS %6.0f  virtual %7.0f  stepping %.3f s  adaptation %.3f s (%.2f %%)  captures %d (%.3f s)" % (
+updates = d.get("submissions", {}).get("stepping", {}).get("graph_updates", 0)
+print("%-14s MLUPS %6.0f  virtual %7.0f  stepping %.3f s  adaptation %.3f s (%.2f %%)  new graphs %d, %d updated (%.3f s)" % (
     sys.argv[2], d["mlups"], d["virtual_mlups"], d["wall_seconds"], d["adaptation_seconds"],
-    100 * d["adaptation_share"], d["graph_captures"], d.get("graph_capture_seconds", float("nan"))))
+    100 * d["adaptation_share"], d["graph_captures"], updates, d.get("graph_capture_seconds", float("nan"))))
 PY
 }
 
@@ -49,7 +54,7 @@ for case in a1 a3; do
     warm=$((${!steps} < 512 ? ${!steps} : 512))
     "$cavity" $args --steps $warm $common --out "$work/warm" >/dev/null
     # shellcheck disable=SC2086
-    "$cavity" $args --steps $warm $common "$flag" --out "$work/warm" >/dev/null
+    "$cavity" $args --steps $warm $common "${flags[@]}" --out "$work/warm" >/dev/null
 done
 
 {
@@ -58,15 +63,15 @@ done
         steps=${case}_steps
         args="${!case} --steps ${!steps}"
         for r in $(seq "$reps"); do
-            for v in default "$flag"; do
-                dir=$work/$case-$r-${v#--}
-                extra=$flag
-                [[ $v == default ]] && extra=
+            for v in default "$tag"; do
+                dir=$work/$case-$r-$v
+                extra=("${flags[@]}")
+                [[ $v == default ]] && extra=()
                 # shellcheck disable=SC2086
-                "$cavity" $args $common $extra --out "$dir" >/dev/null
+                "$cavity" $args $common "${extra[@]}" --out "$dir" >/dev/null
                 line "$dir" "$case $v"
             done
-            if cmp -s "$work/$case-$r-default/centerline_u.csv" "$work/$case-$r-${flag#--}/centerline_u.csv"; then
+            if cmp -s "$work/$case-$r-default/centerline_u.csv" "$work/$case-$r-$tag/centerline_u.csv"; then
                 echo "$case pair $r: centerline_u.csv byte-identical ($(md5sum <"$work/$case-$r-default/centerline_u.csv" | cut -c1-8))"
             else
                 echo "$case pair $r: centerline_u.csv DIFFERS"
