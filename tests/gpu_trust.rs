@@ -237,6 +237,17 @@ fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: 
     assert!(d.adapt.mesh_steps[0].1.submissions.kernel_launches > 0, "{what}: the mesh routine's preparation");
     let steps: ramus::backend::Lap = d.adapt.mesh_steps.iter().map(|s| s.1).sum();
     assert_eq!(steps, d.adapt.mesh, "{what}: the mesh routine is the sum of its steps");
+    // The host's time blocked in those waits: within each part's and the whole's wall
+    // time, nonzero where there were waits, zero on the CPU.
+    assert!(
+        d.adapt.waited > std::time::Duration::ZERO && d.adapt.waited <= d.adapt.wall,
+        "{what}: adaptations waited {:?} of {:?}",
+        d.adapt.waited,
+        d.adapt.wall
+    );
+    assert!(d.adapt.parts().waited <= d.adapt.waited, "{what}: {:?}", d.adapt);
+    assert!(d.stepping_waited > std::time::Duration::ZERO && d.stepping_waited <= d.stepping, "{what}: {d:?}");
+    assert_eq!(cpu.timings().adapt.waited + cpu.timings().stepping_waited, std::time::Duration::ZERO, "{what}");
     assert_eq!(cpu.device_counters(), None, "{what}: the CPU backend submits nothing");
     assert_eq!(cpu.timings().adapt.submissions, Default::default(), "{what}: CPU adaptation counts");
     println!(

@@ -369,7 +369,6 @@ pub fn exit(result: Result<Outcome>) -> std::process::ExitCode {
     }
 }
 
-/// Prints the time per level and routine (`--profile`).
 /// What the host asked of the CUDA device: per root step of the stepping and per
 /// adaptation (kernel launches, graph launches, waits: the cost of a launch-bound run).
 pub fn print_submissions(t: &ramus::Timings) {
@@ -395,6 +394,18 @@ pub fn print_submissions(t: &ramus::Timings) {
         parts.extend(a.mesh_steps.iter().map(|(name, l)| part(name, l)));
         parts.push(part("fill", &a.fill));
         println!("  per adaptation by part (kernel launches/waits): {}", parts.join(", "));
+        let us = |d: std::time::Duration| 1e6 * d.as_secs_f64() / n as f64;
+        let waited =
+            [("synchronise", &a.synchronize), ("criterion", &a.criterion), ("mesh", &a.mesh), ("fill", &a.fill)]
+                .map(|(name, l)| format!("{name} {:.0}", us(l.waited)));
+        println!(
+            "  host blocked in waits: {:.0} of {:.0} µs per adaptation (by part, µs: {}); stepping {:.3} of {:.3} s",
+            us(a.waited),
+            us(a.wall),
+            waited.join(", "),
+            t.stepping_waited.as_secs_f64(),
+            t.stepping.as_secs_f64()
+        );
     }
 }
 
@@ -409,10 +420,16 @@ pub fn submissions_json(t: &ramus::Timings) -> serde_json::Value {
         a.mesh_steps.iter().map(|(n, l)| (n.to_string(), c(&l.submissions))).collect();
     let parts = serde_json::json!({ "synchronize": c(&a.synchronize.submissions),
         "criterion": c(&a.criterion.submissions), "mesh_steps": mesh, "fill": c(&a.fill.submissions) });
+    let waited = serde_json::json!({ "stepping": t.stepping_waited.as_secs_f64(),
+        "adaptation": a.waited.as_secs_f64(), "synchronize": a.synchronize.waited.as_secs_f64(),
+        "criterion": a.criterion.waited.as_secs_f64(), "mesh": a.mesh.waited.as_secs_f64(),
+        "fill": a.fill.waited.as_secs_f64() });
     serde_json::json!({ "stepping": c(&t.stepping_submissions), "adaptation": c(&t.adapt.submissions),
-        "adaptation_parts": parts, "root_steps": t.root_steps, "adaptations": t.adapt.count })
+        "adaptation_parts": parts, "root_steps": t.root_steps, "adaptations": t.adapt.count,
+        "host_wait_seconds": waited })
 }
 
+/// Prints the time per level and routine (`--profile`).
 pub fn print_profile(t: &ramus::Timings) {
     for (l, lt) in t.levels.iter().enumerate() {
         println!(

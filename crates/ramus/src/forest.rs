@@ -9,6 +9,10 @@ use ramus_kernels::{Dim, Native, VelocitySet};
 use crate::amr::{metadata_bytes_per_block, AdaptStage, AdaptWorkspace, BlockGeometry, Capacity, Mark, Mesh, MeshSpec};
 use crate::backend::stopwatch::Stopwatch;
 use crate::backend::{Backend, Device, DeviceCounters};
+
+/// A device's counters and the host's time blocked in its waits at some point (`None`
+/// on the CPU backend): what a part of the run submitted and waited is the difference.
+type Since = (Option<DeviceCounters>, Option<Duration>);
 use crate::config::{profile_velocity, Boundary, Criterion, Face, ForestConfig, Profile};
 use crate::error::{Error, Result};
 use crate::solver::blocks::SolverBlocks;
@@ -100,7 +104,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
                         forest.mesh.mark_surface_distance(surface, w.distance, true)?;
                     }
                 }
-                let submitted = forest.device.counters();
+                let submitted = forest.since();
                 let laps = forest.laps()?;
                 forest.apply_marks(laps, submitted)?;
             }
@@ -256,7 +260,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
             && every > 0
             && (self.config.refinement.criterion != Criterion::None || self.user_criterion.is_some());
         let mut segment = Instant::now();
-        let mut submitted = self.device.counters();
+        let mut submitted = self.since();
         for _ in 0..steps {
             let adapt_now = adaptive && self.steps % every == 0;
             if adapt_now || self.guard_due() {
@@ -268,7 +272,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
                     self.adapt()?;
                 }
                 segment = Instant::now();
-                submitted = self.device.counters();
+                submitted = self.since();
             }
             self.solver.advance_root(&self.mesh, self.steps % 2 == 1)?;
             self.steps += 1;
@@ -285,10 +289,19 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         Ok(())
     }
 
-    /// Adds the device's submissions since `since` to the stepping's.
-    fn count_stepping(&mut self, since: Option<DeviceCounters>) {
-        if let (Some(now), Some(then)) = (self.device.counters(), since) {
-            self.solver.timings.stepping_submissions += now - then;
+    /// The device's counters and the host's time blocked in waits now (CUDA).
+    fn since(&self) -> Since {
+        (self.device.counters(), self.device.waited())
+    }
+
+    /// Adds the device's submissions and waits since `since` to the stepping's.
+    fn count_stepping(&mut self, since: Since) {
+        let t = &mut self.solver.timings;
+        if let (Some(now), Some(then)) = (self.device.counters(), since.0) {
+            t.stepping_submissions += now - then;
+        }
+        if let (Some(now), Some(then)) = (self.device.waited(), since.1) {
+            t.stepping_waited += now.saturating_sub(then);
         }
     }
 
@@ -327,7 +340,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         if self.mesh.max_levels() == 1 {
             return Ok(Adaptation::default());
         }
-        let submitted = self.device.counters();
+        let submitted = self.since();
         let mut laps = self.laps()?;
         self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
         self.solver.timings.adapt.synchronize += laps.lap()?;
@@ -360,7 +373,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         if self.mesh.max_levels() == 1 {
             return Ok(Adaptation::default());
         }
-        let submitted = self.device.counters();
+        let submitted = self.since();
         let mut laps = self.laps()?;
         self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
         self.solver.timings.adapt.synchronize += laps.lap()?;
@@ -415,8 +428,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
     /// Runs the mesh routine on the current marks (ghosts must be fresh); the solution
     /// follows through its [`crate::amr::BlockData`] hooks (average the parents about to
     /// be coarsened, fill the new children, rebuild the work lists and refresh the
-    /// parents of ghost cells). `submitted`: the device's counters when the adaptation began.
-    fn apply_marks(&mut self, laps: Stopwatch, submitted: Option<DeviceCounters>) -> Result<Adaptation> {
+    /// parents of ghost cells). `submitted`: the device's counters and waits when the
+    /// adaptation began.
+    fn apply_marks(&mut self, laps: Stopwatch, submitted: Since) -> Result<Adaptation> {
         self.adapt_ws.profile = self.solver.profile;
         let mut solution = SolverBlocks { solver: &mut self.solver, sync: &mut self.sync };
         let stage = AdaptStage { steps: self.steps };
@@ -432,8 +446,11 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         times.fill += hooks.after_relink;
         times.wall += laps.elapsed();
         times.count += 1;
-        if let (Some(now), Some(then)) = (self.device.counters(), submitted) {
+        if let (Some(now), Some(then)) = (self.device.counters(), submitted.0) {
             times.submissions += now - then;
+        }
+        if let (Some(now), Some(then)) = (self.device.waited(), submitted.1) {
+            times.waited += now.saturating_sub(then);
         }
         Ok(Adaptation { refined: report.refined, coarsened: report.coarsened })
     }

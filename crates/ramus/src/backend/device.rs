@@ -481,7 +481,7 @@ impl Device {
             Device::Cpu => Ok(()),
             Device::Cuda(c) => {
                 c.flush()?;
-                c.counters.wait();
+                let _waiting = c.counters.wait();
                 c.stream.synchronize().map_err(|e| driver_error("synchronising", e))
             }
         }

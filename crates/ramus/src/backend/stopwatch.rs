@@ -17,6 +17,8 @@ pub(crate) struct Stopwatch {
     last: Instant,
     /// The device's counters at the end of the previous lap (`None` on the CPU).
     counted: Option<DeviceCounters>,
+    /// The host's time blocked in waits then ([`Device::waited`]).
+    waited: Option<Duration>,
 }
 
 /// What one part of the work cost (a lap of the stopwatch, or the sum of several): the
@@ -30,12 +32,17 @@ pub struct Lap {
     /// which submits nothing), counted whether profiling or not; the profiling's own
     /// waits are not counted.
     pub submissions: DeviceCounters,
+    /// Of the part's wall time, the host's time blocked in those waits (CUDA; measured
+    /// whether profiling or not, the profiling's own waits excluded): what the host could
+    /// not overlap with the device's work.
+    pub waited: Duration,
 }
 
 impl std::ops::AddAssign for Lap {
     fn add_assign(&mut self, rhs: Self) {
         self.time += rhs.time;
         self.submissions += rhs.submissions;
+        self.waited += rhs.waited;
     }
 }
 
@@ -52,35 +59,40 @@ impl Stopwatch {
     /// Starts now; the caller decides whether the device is idle at this point.
     pub(crate) fn new(device: Device, profile: bool) -> Self {
         let now = Instant::now();
-        let counted = device.counters();
-        Stopwatch { device, profile, start: now, last: now, counted }
+        let (counted, waited) = (device.counters(), device.waited());
+        Stopwatch { device, profile, start: now, last: now, counted, waited }
     }
 
     /// The part since the previous lap: its time after waiting for the device (zero, and
     /// no wait, when not profiling) and its submissions.
     pub(crate) fn lap(&mut self) -> Result<Lap> {
-        let submissions = self.submitted();
+        let (submissions, waited) = self.submitted();
         if !self.profile {
-            return Ok(Lap { time: Duration::ZERO, submissions });
+            return Ok(Lap { time: Duration::ZERO, submissions, waited });
         }
         self.device.synchronize()?;
         // The profiling's wait belongs to no part.
-        self.counted = self.device.counters();
+        (self.counted, self.waited) = (self.device.counters(), self.device.waited());
         let now = Instant::now();
         let time = now - self.last;
         self.last = now;
-        Ok(Lap { time, submissions })
+        Ok(Lap { time, submissions, waited })
     }
 
-    /// Submissions since the previous lap; the next lap counts from here.
-    fn submitted(&mut self) -> DeviceCounters {
-        let now = self.device.counters();
+    /// Submissions and time blocked in waits since the previous lap; the next lap counts
+    /// from here.
+    fn submitted(&mut self) -> (DeviceCounters, Duration) {
+        let (now, waited) = (self.device.counters(), self.device.waited());
         let d = match (now, self.counted) {
             (Some(now), Some(then)) => now - then,
             _ => DeviceCounters::default(),
         };
-        self.counted = now;
-        d
+        let w = match (waited, self.waited) {
+            (Some(now), Some(then)) => now.saturating_sub(then),
+            _ => Duration::ZERO,
+        };
+        (self.counted, self.waited) = (now, waited);
+        (d, w)
     }
 
     /// Wall time since the start, without waiting for the device (work still queued is

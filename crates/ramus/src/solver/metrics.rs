@@ -50,6 +50,10 @@ pub struct AdaptTimes {
     /// those of the parts and the waits that bracket each adaptation (before it, at the
     /// end of the mesh routine and after it).
     pub submissions: DeviceCounters,
+    /// Of `wall`, the host's time blocked in those waits (CUDA; zero on the CPU backend):
+    /// the rest is the host's own work (launches, recording, bookkeeping) while the
+    /// device may idle.
+    pub waited: Duration,
 }
 
 impl AdaptTimes {
@@ -101,6 +105,10 @@ pub struct Timings {
     /// Kernel launches, graph launches and host waits of the stepping (as `stepping`:
     /// adaptations and guard checks excluded; CUDA, zero on the CPU backend).
     pub stepping_submissions: DeviceCounters,
+    /// Of `stepping`, the host's time blocked in those waits: the device still running
+    /// root steps the host had queued (CUDA; zero on the CPU backend). Close to
+    /// `stepping`: the device is the bound; small: the host's submissions are.
+    pub stepping_waited: Duration,
 }
 
 impl Timings {

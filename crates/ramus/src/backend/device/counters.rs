@@ -5,6 +5,7 @@
 
 use std::ops::Sub;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use super::Device;
 
@@ -57,6 +58,23 @@ pub(crate) struct Counters {
     graphs: AtomicU64,
     updates: AtomicU64,
     waits: AtomicU64,
+    /// Nanoseconds the host spent blocked in those waits.
+    waited: AtomicU64,
+}
+
+/// One wait for the device in progress: adds the host's time blocked in it to the
+/// counters when dropped ([`Counters::wait`]).
+#[must_use = "the wait is timed until this is dropped"]
+pub(crate) struct Waiting<'a> {
+    counters: &'a Counters,
+    since: Instant,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        let ns = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.counters.waited.fetch_add(ns, Ordering::Relaxed);
+    }
 }
 
 impl Counters {
@@ -75,9 +93,10 @@ impl Counters {
         self.updates.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// One wait for the device.
-    pub fn wait(&self) {
+    /// One wait for the device, timed until the returned guard is dropped.
+    pub fn wait(&self) -> Waiting<'_> {
         self.waits.fetch_add(1, Ordering::Relaxed);
+        Waiting { counters: self, since: Instant::now() }
     }
 
     fn read(&self) -> DeviceCounters {
@@ -98,6 +117,16 @@ impl Device {
         match self {
             Device::Cpu => None,
             Device::Cuda(c) => Some(c.counters.read()),
+        }
+    }
+
+    /// Host time spent blocked in the waits of [`DeviceCounters::host_waits`] since the
+    /// device was opened: time in which the host had nothing queued to submit. `None` on
+    /// the CPU backend.
+    pub fn waited(&self) -> Option<Duration> {
+        match self {
+            Device::Cpu => None,
+            Device::Cuda(c) => Some(Duration::from_nanos(c.counters.waited.load(Ordering::Relaxed))),
         }
     }
 }

@@ -21,7 +21,7 @@ impl Device {
             (Device::Cpu, Buffer::Host(v)) => try_to_vec("a read-back", &v[range]),
             (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
                 c.flush()?;
-                c.counters.wait();
+                let _waiting = c.counters.wait();
                 let bytes = range.len() * std::mem::size_of::<T>();
                 if bytes > STAGING_BYTES {
                     return c.stream.clone_dtoh(&slice.slice(range)).map_err(|e| driver_error("downloading", e));
@@ -74,7 +74,7 @@ impl Device {
             let at = (ra.len() * std::mem::size_of::<T>()).next_multiple_of(8);
             if !ra.is_empty() && !rb.is_empty() && at + rb.len() * std::mem::size_of::<U>() <= STAGING_BYTES {
                 c.flush()?;
-                c.counters.wait();
+                let _waiting = c.counters.wait();
                 let mut staging = c.staging.lock().unwrap_or_else(|p| p.into_inner());
                 let host = staging.as_mut_ptr().map_err(|e| driver_error("staging a read", e))? as *mut u8;
                 let src_a = sa.device_ptr(&c.stream).0 + (ra.start * std::mem::size_of::<T>()) as u64;
