@@ -69,6 +69,7 @@
 //! launches it with a literal, or a generic caller bounds it with
 //! `where StreamCollide<Q, F, C, ODD>: Entry`.)
 
+use crate::amr::remove::RemoveSerial;
 use crate::amr::{build::*, connect::*, mark::*, select::*};
 use crate::average::AverageToParents;
 use crate::collision::{Bgk, Collision, Trt};
@@ -97,8 +98,8 @@ use crate::stream::{StreamCollide, StreamCollideGradient};
 use crate::surface::{MarkSurfaceDistance, SurfaceLinkDistance, SurfaceSolid};
 #[cfg(target_arch = "nvptx64")]
 use crate::{
-    criterion::vorticity_mark_cooperative, distinct::distinct_cooperative, exchange::average_interpolate_cooperative,
-    primitives::scan_tile_cooperative, ptx::Nv,
+    amr::remove::remove_cooperative, criterion::vorticity_mark_cooperative, distinct::distinct_cooperative,
+    exchange::average_interpolate_cooperative, primitives::scan_tile_cooperative, ptx::Nv,
 };
 
 /// A registered kernel instantiation: the name of its PTX entry point.
@@ -547,5 +548,8 @@ registry! {
         // The short distinct (`crate::distinct`): one CTA of `DISTINCT_CTA` threads,
         // `DISTINCT_SHARED_BYTES` of shared memory.
         prim_distinct_short => DistinctSerial |args| distinct_cooperative(&Nv, &args);
+        // Step 5 on a short ID set (`crate::amr::remove`): one CTA of `REMOVE_CTA`
+        // threads, `REMOVE_SHARED_BYTES` of shared memory.
+        amr_remove_short => RemoveSerial |args| remove_cooperative(&Nv, &args);
     }
 }

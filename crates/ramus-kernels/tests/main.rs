@@ -8,4 +8,5 @@ mod criterion;
 mod interpolate;
 mod lattice;
 mod mrt;
+mod remove;
 mod store_cell;

@@ -68,6 +68,17 @@ crate::kernel_args! {
 }
 
 crate::kernel_args! {
+    /// An ID set from which the blocks of status `REMOVE` leave, in place and in order
+    /// ([`super::remove::RemoveSerial`]).
+    pub struct RemoveArgs {
+        pub pool: args Pool<M>,
+        /// The ID set: its first `n` entries.
+        pub id_set: mut u32,
+        pub n: val u32,
+    }
+}
+
+crate::kernel_args! {
     /// Related blocks of the listed ones (neighbours, parents, children), as IDs and
     /// validity flags for a compaction ([`super::select::GatherNeighbours`],
     /// [`super::build::GatherParents`], [`super::connect::GatherChildren`]).

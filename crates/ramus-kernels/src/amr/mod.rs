@@ -121,4 +121,5 @@ pub mod args;
 pub mod build;
 pub mod connect;
 pub mod mark;
+pub mod remove;
 pub mod select;

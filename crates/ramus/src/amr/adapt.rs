@@ -22,6 +22,7 @@ use ramus_kernels::amr::build::{
     MarkRemoved, PushGaps, RelinkedParents, ResetRemoved,
 };
 use ramus_kernels::amr::connect::{ChildLinks, GatherChildren, Masks, NeighbourChildren};
+use ramus_kernels::amr::remove::{RemoveSerial, REMOVE_CTA, REMOVE_SHARED_BYTES, REMOVE_SHORT_MAX};
 use ramus_kernels::amr::select::{
     AssignChildren, CheckCoarsen, ClearMarks, GatherNeighbours, LevelGroups, LevelKeys, LevelOffsets,
     MapRefinedNeighbours, Sanitize, UnmapCoarsened, WriteStatus,
@@ -380,6 +381,11 @@ impl<D: Dim> Mesh<D> {
                 let cnt = off_c[l + 1] - off_c[l];
                 if cnt > 0 {
                     let m = self.id_counts[l];
+                    self.id_counts[l] = m - cnt * nc;
+                    if m <= REMOVE_SHORT_MAX {
+                        self.remove_short(l, m)?;
+                        continue;
+                    }
                     ensure(&dev, &mut ws.flags, m)?;
                     let a = amr_args!(self, PerBlock { blocks: self.id_sets[l].view(), out: ws.flags.view_mut() });
                     run::<FlagRemoved<D>>(&dev, m, a)?;
@@ -394,7 +400,6 @@ impl<D: Dim> Mesh<D> {
                         &mut ws.counts,
                         0,
                     )?;
-                    self.id_counts[l] = m - cnt * nc;
                 }
             }
             let a = PushGapsArgs::<Views<'_>> {
@@ -409,6 +414,22 @@ impl<D: Dim> Mesh<D> {
         }
         self.gap_count = base + n.coarsened * nc;
         Ok(())
+    }
+
+    /// S5 on the `m` entries of level `l`'s ID set when they are few
+    /// ([`REMOVE_SHORT_MAX`]): one launch of one CTA instead of a flag pass, a scan and a
+    /// compaction (the same entries, in the same order).
+    fn remove_short(&mut self, l: usize, m: usize) -> Result<()> {
+        let dev = self.device.clone();
+        let a = amr_args!(self, RemoveArgs { id_set: self.id_sets[l].view_mut(), n: m as u32 });
+        // SAFETY: the ID set holds `m` entries (checked by the launch), each a block of the
+        // pool (the forest's invariants, `crate::amr::check`).
+        unsafe {
+            match dev {
+                Device::Cpu => dev.launch::<RemoveSerial>(1, a),
+                Device::Cuda(_) => dev.launch_cta::<RemoveSerial>(1, REMOVE_CTA, REMOVE_SHARED_BYTES, 1, a),
+            }
+        }
     }
 
     /// S6 Refine Blocks in ID Sets: children of each level's parents (`off_r`), in
