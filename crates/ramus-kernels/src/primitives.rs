@@ -208,6 +208,29 @@ fn pad(j: usize) -> usize {
     j + (j >> 3)
 }
 
+/// Inclusive scan under `op` ([`combine`]) of the `threads` words `totals[..threads]`
+/// of the CTA's shared memory, in place (Hillis–Steele: log₂ `threads` rounds of two
+/// barriers).
+///
+/// # Safety
+/// Called by every thread of a CTA of `threads` threads; `totals` holds `threads` words
+/// of its shared memory.
+#[inline(always)]
+pub unsafe fn cta_inclusive_scan<C: Cta>(cta: &C, totals: *mut u64, threads: usize, op: u32) {
+    let t = cta.thread();
+    let mut d = 1;
+    while d < threads {
+        let mut x = *totals.add(t);
+        if t >= d {
+            x = combine(op, *totals.add(t - d), x);
+        }
+        cta.sync();
+        *totals.add(t) = x;
+        cta.sync();
+        d <<= 1;
+    }
+}
+
 /// The cooperative tile pass (see [`ScanArgs`]), run by each of the [`SCAN_CTA`] threads
 /// of CTA `b`, which scans tile `b`:
 ///
@@ -257,17 +280,7 @@ pub unsafe fn scan_tile_cooperative<C: Cta, I: ScanIn, O: ScanOut>(cta: &C, a: &
     *totals.add(t) = acc;
     cta.sync();
 
-    let mut d = 1;
-    while d < CTA {
-        let mut x = *totals.add(t);
-        if t >= d {
-            x = combine(op, *totals.add(t - d), x);
-        }
-        cta.sync();
-        *totals.add(t) = x;
-        cta.sync();
-        d <<= 1;
-    }
+    cta_inclusive_scan(cta, totals, CTA, op);
 
     if t == 0 {
         *a.sums.add(tile) = *totals.add(CTA - 1);

@@ -12,7 +12,7 @@ use super::args::RemoveArgs;
 use super::status;
 use crate::launch::Kernel;
 use crate::memory::Lens;
-use crate::primitives::Cta;
+use crate::primitives::{cta_inclusive_scan, Cta, OP_SUM};
 
 /// Threads of the CTA of [`remove_cooperative`].
 pub const REMOVE_CTA: u32 = 512;
@@ -67,7 +67,7 @@ impl Kernel for RemoveSerial {
 
 /// The removal on CUDA, run by each of the [`REMOVE_CTA`] threads of the one CTA, chunk by
 /// chunk: the chunk's entries and whether each stays go to shared memory (coalesced), each
-/// thread counts the stayers among its [`ITEMS`] consecutive entries, a Hillis–Steele scan
+/// thread counts the stayers among its eight consecutive entries, a Hillis–Steele scan
 /// of the thread counts gives each thread where its stayers go, and each writes them
 /// there. A chunk's entries are all staged before any is written, and they go to
 /// positions no later than their own, so the chunks after it are still unread and intact.
@@ -106,17 +106,7 @@ pub unsafe fn remove_cooperative<C: Cta>(cta: &C, a: &RemoveArgs) {
         }
         *totals.add(t) = mine as u64;
         cta.sync();
-        let mut d = 1;
-        while d < CTA {
-            let mut x = *totals.add(t);
-            if t >= d {
-                x += *totals.add(t - d);
-            }
-            cta.sync();
-            *totals.add(t) = x;
-            cta.sync();
-            d <<= 1;
-        }
+        cta_inclusive_scan(cta, totals, CTA, OP_SUM);
         let mut at = out + if t == 0 { 0 } else { *totals.add(t - 1) as usize };
         let mut k = 0;
         while k < ITEMS {

@@ -507,61 +507,68 @@ unsafe fn issue_launch(
     args: &Word,
     name: &str,
 ) -> Result<()> {
+    with_params(count, args, |params| {
+        let failed = |e| driver_error(&format!("launching {name}"), e);
+        stream.context().bind_to_thread().map_err(failed)?;
+        let (g, b) = (cfg.grid_dim, cfg.block_dim);
+        if dependent {
+            let mut attr = sys::CUlaunchAttribute {
+                id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                pad: [0; 4],
+                // SAFETY: a plain-data union, zeroed, then its one field in use set.
+                value: unsafe { std::mem::zeroed() },
+            };
+            attr.value.programmaticStreamSerializationAllowed = 1;
+            let config = sys::CUlaunchConfig {
+                gridDimX: g.0,
+                gridDimY: g.1,
+                gridDimZ: g.2,
+                blockDimX: b.0,
+                blockDimY: b.1,
+                blockDimZ: b.2,
+                sharedMemBytes: cfg.shared_mem_bytes,
+                hStream: stream.cu_stream(),
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            // SAFETY: the caller's contract; `params` point at the parameters, alive for the
+            // call (the driver copies them); `attr` outlives the call.
+            unsafe { sys::cuLaunchKernelEx(&config, func.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()) }
+                .result()
+                .map_err(failed)
+        } else {
+            // The same parameters through `cuLaunchKernel` (present in every driver), so that
+            // the two settings differ only by the attribute: no launch builder, no allocation.
+            // SAFETY: as above.
+            unsafe {
+                sys::cuLaunchKernel(
+                    func.cu_function(),
+                    g.0,
+                    g.1,
+                    g.2,
+                    b.0,
+                    b.1,
+                    b.2,
+                    cfg.shared_mem_bytes,
+                    stream.cu_stream(),
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            }
+            .result()
+            .map_err(failed)
+        }
+    })
+}
+
+/// Runs `f` with the kernel parameters of a launch: the data-parallel wrapper's
+/// `(count, args)` when `count` is given, a cooperative kernel's `(args)` alone; the
+/// pointers are valid during `f` (the driver copies what they point at).
+fn with_params<R>(count: Option<u64>, args: &Word, f: impl FnOnce(&mut [*mut std::ffi::c_void]) -> R) -> R {
     let n = count.unwrap_or(0);
     let mut params: [*mut std::ffi::c_void; 2] =
         [&n as *const u64 as *mut std::ffi::c_void, args as *const Word as *mut std::ffi::c_void];
-    // The cooperative kernels take `args` alone.
-    let params = if count.is_some() { &mut params[..] } else { &mut params[1..] };
-    let failed = |e| driver_error(&format!("launching {name}"), e);
-    stream.context().bind_to_thread().map_err(failed)?;
-    let (g, b) = (cfg.grid_dim, cfg.block_dim);
-    if dependent {
-        let mut attr = sys::CUlaunchAttribute {
-            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
-            pad: [0; 4],
-            // SAFETY: a plain-data union, zeroed, then its one field in use set.
-            value: unsafe { std::mem::zeroed() },
-        };
-        attr.value.programmaticStreamSerializationAllowed = 1;
-        let config = sys::CUlaunchConfig {
-            gridDimX: g.0,
-            gridDimY: g.1,
-            gridDimZ: g.2,
-            blockDimX: b.0,
-            blockDimY: b.1,
-            blockDimZ: b.2,
-            sharedMemBytes: cfg.shared_mem_bytes,
-            hStream: stream.cu_stream(),
-            attrs: &mut attr,
-            numAttrs: 1,
-        };
-        // SAFETY: the caller's contract; `params` point at the parameters, alive for the
-        // call (the driver copies them); `attr` outlives the call.
-        unsafe { sys::cuLaunchKernelEx(&config, func.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()) }
-            .result()
-            .map_err(failed)
-    } else {
-        // The same parameters through `cuLaunchKernel` (present in every driver), so that
-        // the two settings differ only by the attribute: no launch builder, no allocation.
-        // SAFETY: as above.
-        unsafe {
-            sys::cuLaunchKernel(
-                func.cu_function(),
-                g.0,
-                g.1,
-                g.2,
-                b.0,
-                b.1,
-                b.2,
-                cfg.shared_mem_bytes,
-                stream.cu_stream(),
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        }
-        .result()
-        .map_err(failed)
-    }
+    f(if count.is_some() { &mut params[..] } else { &mut params[1..] })
 }
 
 /// Gives the kernel node `node` of the executable graph `exec` the launch of `func` with
@@ -579,29 +586,27 @@ unsafe fn set_node(
     args: &Word,
     name: &str,
 ) -> Result<()> {
-    let n = count.unwrap_or(0);
-    let mut params: [*mut std::ffi::c_void; 2] =
-        [&n as *const u64 as *mut std::ffi::c_void, args as *const Word as *mut std::ffi::c_void];
-    let params = if count.is_some() { &mut params[..] } else { &mut params[1..] };
     let (g, b) = (cfg.grid_dim, cfg.block_dim);
-    let p = sys::CUDA_KERNEL_NODE_PARAMS {
-        func: func.cu_function(),
-        gridDimX: g.0,
-        gridDimY: g.1,
-        gridDimZ: g.2,
-        blockDimX: b.0,
-        blockDimY: b.1,
-        blockDimZ: b.2,
-        sharedMemBytes: cfg.shared_mem_bytes,
-        kernelParams: params.as_mut_ptr(),
-        extra: std::ptr::null_mut(),
-        kern: std::ptr::null_mut(),
-        ctx: std::ptr::null_mut(),
-    };
-    // SAFETY: the caller's contract; the driver copies the parameters during the call.
-    unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node, &p) }
-        .result()
-        .map_err(|e| driver_error(&format!("updating a graph node of {name}"), e))
+    with_params(count, args, |params| {
+        let p = sys::CUDA_KERNEL_NODE_PARAMS {
+            func: func.cu_function(),
+            gridDimX: g.0,
+            gridDimY: g.1,
+            gridDimZ: g.2,
+            blockDimX: b.0,
+            blockDimY: b.1,
+            blockDimZ: b.2,
+            sharedMemBytes: cfg.shared_mem_bytes,
+            kernelParams: params.as_mut_ptr(),
+            extra: std::ptr::null_mut(),
+            kern: std::ptr::null_mut(),
+            ctx: std::ptr::null_mut(),
+        };
+        // SAFETY: the caller's contract; the driver copies the parameters during the call.
+        unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node, &p) }
+            .result()
+            .map_err(|e| driver_error(&format!("updating a graph node of {name}"), e))
+    })
 }
 
 /// The configuration part of a launch's replay key: grid, CTA, shared memory, item count.
