@@ -233,6 +233,10 @@ fn graphs_equal_direct_launches<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(dim: 
     let parts = d.adapt.parts().submissions;
     assert_eq!(parts.kernel_launches, d.adapt.submissions.kernel_launches, "{what}: {:?}", d.adapt);
     assert_eq!(parts.graph_launches, 0, "{what}: adaptations launch no graphs");
+    // Copies and writes (the lists' counts, new blocks' data) are counted apart from the
+    // launches, by part too.
+    assert!(d.adapt.submissions.copies > 0, "{what}: {:?}", d.adapt.submissions);
+    assert!(parts.copies <= d.adapt.submissions.copies, "{what}: {:?}", d.adapt);
     assert_eq!(parts.host_waits + 3 * d.adapt.count, d.adapt.submissions.host_waits, "{what}: waits by part");
     assert!(d.adapt.mesh_steps[0].1.submissions.kernel_launches > 0, "{what}: the mesh routine's preparation");
     let steps: ramus::backend::Lap = d.adapt.mesh_steps.iter().map(|s| s.1).sum();

@@ -376,24 +376,25 @@ pub fn print_submissions(t: &ramus::Timings) {
     let (s, a) = (&t.stepping_submissions, &t.adapt.submissions);
     println!(
         "host submissions per root step: {:.1} kernel launches, {:.2} graph launches, {:.2} waits; \
-         per adaptation: {:.1} kernel launches, {:.1} waits",
+         per adaptation: {:.1} kernel launches, {:.1} copies, {:.1} waits",
         per(s.kernel_launches, t.root_steps),
         per(s.graph_launches, t.root_steps),
         per(s.host_waits, t.root_steps),
         per(a.kernel_launches, t.adapt.count),
+        per(a.copies, t.adapt.count),
         per(a.host_waits, t.adapt.count)
     );
     if t.adapt.count > 0 && a.kernel_launches > 0 {
         let n = t.adapt.count;
         let part = |name: &str, l: &ramus::backend::Lap| {
             let d = &l.submissions;
-            format!("{name} {:.1}/{:.1}", per(d.kernel_launches, n), per(d.host_waits, n))
+            format!("{name} {:.1}/{:.1}/{:.1}", per(d.kernel_launches, n), per(d.copies, n), per(d.host_waits, n))
         };
         let a = &t.adapt;
         let mut parts = vec![part("synchronise", &a.synchronize), part("criterion", &a.criterion)];
         parts.extend(a.mesh_steps.iter().map(|(name, l)| part(name, l)));
         parts.push(part("fill", &a.fill));
-        println!("  per adaptation by part (kernel launches/waits): {}", parts.join(", "));
+        println!("  per adaptation by part (kernel launches/copies/waits): {}", parts.join(", "));
         let us = |d: std::time::Duration| 1e6 * d.as_secs_f64() / n as f64;
         let waited =
             [("synchronise", &a.synchronize), ("criterion", &a.criterion), ("mesh", &a.mesh), ("fill", &a.fill)]
@@ -413,7 +414,7 @@ pub fn print_submissions(t: &ramus::Timings) {
 pub fn submissions_json(t: &ramus::Timings) -> serde_json::Value {
     let c = |d: &ramus::backend::DeviceCounters| {
         serde_json::json!({ "kernel_launches": d.kernel_launches, "graph_launches": d.graph_launches,
-            "graph_updates": d.graph_updates, "host_waits": d.host_waits })
+            "graph_updates": d.graph_updates, "copies": d.copies, "host_waits": d.host_waits })
     };
     let a = &t.adapt;
     let mesh: serde_json::Map<String, serde_json::Value> =

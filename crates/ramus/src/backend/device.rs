@@ -184,6 +184,7 @@ impl Device {
                 }
                 c.flush()?;
                 c.check_free(std::mem::size_of_val(data), "a device buffer")?;
+                c.counters.copy();
                 let slice = c.stream.clone_htod(data).map_err(|e| driver_error("uploading", e))?;
                 Ok(Buffer::Cuda { slice, len: data.len() })
             }
@@ -204,6 +205,7 @@ impl Device {
             }
             (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
                 c.flush()?;
+                c.counters.copy();
                 let mut view = slice.slice_mut(range);
                 c.stream.memcpy_htod(data, &mut view).map_err(|e| driver_error("uploading", e))
             }
@@ -226,6 +228,7 @@ impl Device {
             }
             (Device::Cuda(c), Buffer::Cuda { slice, .. }) => {
                 c.flush()?;
+                c.counters.copy();
                 c.stream.context().bind_to_thread().map_err(|e| driver_error("filling", e))?;
                 let mut view = slice.slice_mut(range);
                 let bytes = view.num_bytes();
@@ -269,6 +272,7 @@ impl Device {
             }
             (Device::Cuda(c), Buffer::Cuda { slice: s, .. }, Buffer::Cuda { slice: d, .. }) => {
                 c.flush()?;
+                c.counters.copy();
                 let mut view = d.slice_mut(target);
                 c.stream.memcpy_dtod(&s.slice(source), &mut view).map_err(|e| driver_error("copying", e))
             }

@@ -23,6 +23,9 @@ pub struct DeviceCounters {
     /// same kernels got the new launches' sizes and arguments node by node
     /// ([`Device::set_graph_updates`]).
     pub graph_updates: u64,
+    /// Uploads, writes, fills and device-to-device copies queued on the stream: driver
+    /// calls that cost the host about as much as a launch (read-backs are `host_waits`).
+    pub copies: u64,
     /// Times the host waited for the device to finish its queued work: synchronisations
     /// and read-backs of device memory.
     pub host_waits: u64,
@@ -37,6 +40,7 @@ impl Sub for DeviceCounters {
             kernel_launches: self.kernel_launches.saturating_sub(rhs.kernel_launches),
             graph_launches: self.graph_launches.saturating_sub(rhs.graph_launches),
             graph_updates: self.graph_updates.saturating_sub(rhs.graph_updates),
+            copies: self.copies.saturating_sub(rhs.copies),
             host_waits: self.host_waits.saturating_sub(rhs.host_waits),
         }
     }
@@ -47,6 +51,7 @@ impl std::ops::AddAssign for DeviceCounters {
         self.kernel_launches += rhs.kernel_launches;
         self.graph_launches += rhs.graph_launches;
         self.graph_updates += rhs.graph_updates;
+        self.copies += rhs.copies;
         self.host_waits += rhs.host_waits;
     }
 }
@@ -57,6 +62,7 @@ pub(crate) struct Counters {
     kernels: AtomicU64,
     graphs: AtomicU64,
     updates: AtomicU64,
+    copies: AtomicU64,
     waits: AtomicU64,
     /// Nanoseconds the host spent blocked in those waits.
     waited: AtomicU64,
@@ -93,6 +99,11 @@ impl Counters {
         self.updates.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// One copy or fill queued.
+    pub fn copy(&self) {
+        self.copies.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// One wait for the device, timed until the returned guard is dropped.
     pub fn wait(&self) -> Waiting<'_> {
         self.waits.fetch_add(1, Ordering::Relaxed);
@@ -104,6 +115,7 @@ impl Counters {
             kernel_launches: self.kernels.load(Ordering::Relaxed),
             graph_launches: self.graphs.load(Ordering::Relaxed),
             graph_updates: self.updates.load(Ordering::Relaxed),
+            copies: self.copies.load(Ordering::Relaxed),
             host_waits: self.waits.load(Ordering::Relaxed),
         }
     }
