@@ -67,6 +67,7 @@ pub mod memory;
 pub mod mrt;
 pub mod obstacle;
 pub mod pack;
+pub mod pairs;
 pub mod primitives;
 pub mod profile;
 pub mod readout;

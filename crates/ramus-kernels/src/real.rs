@@ -15,6 +15,7 @@ pub trait Real:
     + core::fmt::Debug
     + bytemuck::Pod
     + crate::memory::ArgBytes
+    + crate::pairs::Paired
     + Add<Output = Self>
     + Sub<Output = Self>
     + Mul<Output = Self>

@@ -35,7 +35,16 @@ pub trait Storage<F: Real>: Copy + Send + Sync + 'static {
     /// Bytes per population in the pool.
     const BYTES: usize = core::mem::size_of::<Self::Elem>();
     /// What one population occupies in the pool.
-    type Elem: Copy + Send + Sync + Default + PartialEq + core::fmt::Debug + bytemuck::Pod + ArgBytes + 'static;
+    type Elem: Copy
+        + Send
+        + Sync
+        + Default
+        + PartialEq
+        + core::fmt::Debug
+        + bytemuck::Pod
+        + ArgBytes
+        + crate::pairs::Paired
+        + 'static;
     /// The stored value as an `F` (exact).
     fn widen(e: Self::Elem) -> F;
     /// `x` rounded to the storage, for index `salt` of the pool (the seed of

@@ -205,7 +205,7 @@ pub unsafe fn bounce<L: VelocitySet, F: Real>(
 
 /// Local index of the neighbour of local cell `x` at offset `d`, wrapped into its block.
 #[inline(always)]
-fn wrapped(x: [i32; 3], d: [i32; 3]) -> usize {
+pub(crate) fn wrapped(x: [i32; 3], d: [i32; 3]) -> usize {
     cell_index([(x[0] + d[0]) & 3, (x[1] + d[1]) & 3, (x[2] + d[2]) & 3])
 }
 
