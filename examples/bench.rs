@@ -73,6 +73,10 @@ struct Args {
     /// launch; for comparing the two, see `Forest::set_dependent_launches`).
     #[arg(long)]
     no_dependent_launches: bool,
+    /// Which AA steps take two cells per thread: measured (where that measured faster),
+    /// all or off (for comparing; see `Forest::set_paired_cells`).
+    #[arg(long, default_value = "measured")]
+    paired_cells: String,
     #[command(flatten)]
     #[serde(flatten)]
     physics: support::CollisionFlags,
@@ -99,10 +103,11 @@ struct Plan {
     collision: ramus::Collision,
     les: ramus::Les,
     dependent_launches: bool,
+    paired_cells: ramus::PairedCells,
 }
 
 impl Plan {
-    fn new(args: &Args, gpu: bool) -> Plan {
+    fn new(args: &Args, gpu: bool) -> anyhow::Result<Plan> {
         // (n2, n3, steps2, steps3, reps, copy bytes)
         let (n2, n3, steps2, steps3, reps, copy_bytes) = match (gpu, args.quick) {
             (true, false) => (2048, 256, 1000, 200, 3, 1 << 30),
@@ -111,7 +116,7 @@ impl Plan {
             (false, true) => (256, 32, 40, 20, 1, 128 << 20),
         };
         let even = |s: u64| s + s % 2;
-        Plan {
+        Ok(Plan {
             n2: args.n2.unwrap_or(n2),
             n3: args.n3.unwrap_or(n3),
             steps2: even(args.steps.unwrap_or(steps2).max(2)),
@@ -122,7 +127,8 @@ impl Plan {
             dependent_launches: !args.no_dependent_launches,
             collision: ramus::Collision::Bgk,
             les: ramus::Les::None,
-        }
+            paired_cells: args.paired_cells.parse()?,
+        })
     }
 }
 
@@ -170,6 +176,7 @@ fn run_case<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float, S: PoolStorage<F>>
     }
     let mut forest = Forest::<D, Q, F, S>::new(config).context("building the forest")?;
     forest.set_dependent_launches(plan.dependent_launches);
+    forest.set_paired_cells(plan.paired_cells);
     let k = 2.0 * std::f64::consts::PI / n as f64;
     let dim = D::D;
     forest
@@ -280,7 +287,7 @@ fn run(args: Args) -> anyhow::Result<bool> {
         Backend::Auto => ramus::cuda_available(),
     };
     let backend = if gpu { Backend::Cuda } else { Backend::Cpu };
-    let mut plan = Plan::new(&args, gpu);
+    let mut plan = Plan::new(&args, gpu)?;
     plan.collision = args.physics.collision()?;
     plan.les = args.physics.les()?;
 

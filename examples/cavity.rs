@@ -60,8 +60,8 @@ use clap::Parser;
 use ramus::cases::cavity::{Cavity, Centerlines};
 use ramus::config::{Scales, Units};
 use ramus::{
-    Backend, Criterion, Dim, Float, Forest, ForestConfig, Half, Interpolation, LatticeKind, Native, PoolStorage,
-    Precision, Refinement, StorageKind, VelocitySet,
+    Backend, Criterion, Dim, Float, Forest, ForestConfig, Half, Interpolation, LatticeKind, Native, PairedCells,
+    PoolStorage, Precision, Refinement, StorageKind, VelocitySet,
 };
 use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
 use serde::{Deserialize, Serialize};
@@ -171,6 +171,10 @@ struct Args {
     /// in place (for comparing the two; see `Forest::set_graph_updates`).
     #[arg(long)]
     no_graph_updates: bool,
+    /// Which AA steps take two cells per thread: measured (where that measured faster),
+    /// all or off (for comparing; see `Forest::set_paired_cells`).
+    #[arg(long, default_value = "measured")]
+    paired_cells: String,
     /// Run exactly this many root steps instead of `--passes` (e.g. for benchmarks).
     #[arg(long)]
     steps: Option<u64>,
@@ -216,6 +220,7 @@ struct Setup {
     no_concurrent_levels: bool,
     no_fused_exchanges: bool,
     no_graph_updates: bool,
+    paired_cells: PairedCells,
     /// SI scales, with `[units]`.
     scales: Option<Scales>,
     /// The output flags in root steps.
@@ -300,6 +305,7 @@ impl Args {
             no_concurrent_levels: self.no_concurrent_levels,
             no_fused_exchanges: self.no_fused_exchanges,
             no_graph_updates: self.no_graph_updates,
+            paired_cells: self.paired_cells.parse()?,
             scales,
             output,
             checkpoint_every: self.checkpoint_every,
@@ -364,6 +370,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     forest.set_launch_graphs(!s.no_graphs);
     forest.set_concurrent_levels(!s.no_concurrent_levels);
     forest.set_fused_exchanges(!s.no_fused_exchanges);
+    forest.set_paired_cells(s.paired_cells);
     let dependent = forest.set_dependent_launches(!s.no_dependent_launches);
     let graph_updates = forest.set_graph_updates(!s.no_graph_updates);
     let steps = s.steps;
@@ -614,6 +621,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     summary["concurrent_levels"] = (!s.no_concurrent_levels).into();
     summary["fused_exchanges"] = (!s.no_fused_exchanges).into();
     summary["graph_updates"] = graph_updates.into();
+    summary["paired_cells"] = s.paired_cells.to_string().into();
     if forest.backend() == ramus::Backend::Cuda {
         summary["submissions"] = support::submissions_json(&t);
     }

@@ -3,7 +3,7 @@
 //! configurations loaded from TOML.
 
 use ramus::Mark;
-use ramus::{Backend, Face, Forest, ForestConfig, Refinement, WallRefinement, D2, D2Q9, D3, D3Q19};
+use ramus::{Backend, Face, Forest, ForestConfig, Refinement, WallRefinement, D2, D2Q9, D3, D3Q19, D3Q27};
 
 fn box2(levels: usize) -> ForestConfig {
     ForestConfig::new([32, 32, 0]).levels(levels).backend(Backend::Cpu)
@@ -244,4 +244,38 @@ fn fused_exchanges_are_bitwise_the_two_launches() {
         };
         assert!(run(true) == run(false), "{interpolation:?}: fused and separate exchanges differ");
     }
+}
+
+/// Two cells per thread (`Forest::set_paired_cells`: `ramus_kernels::pairs`) give the
+/// distributions of one cell per thread bit for bit: cavities on adaptive levels (walls:
+/// the blocks with boundary flags take the per-cell path, the others the paired one),
+/// every step paired, with native and 16-bit storage, in 2D and 3D.
+#[test]
+fn paired_cells_are_bitwise_one_cell_per_thread() {
+    use ramus::cases::cavity::Cavity;
+    use ramus::{Criterion, Half, Native, PairedCells, PoolStorage, VelocitySet};
+
+    fn run<Q: VelocitySet, F: ramus::Float, S: PoolStorage<F>>(dim: u32, paired: PairedCells) -> Vec<u8> {
+        let (n, levels, steps) = if dim == 2 { (32, 3, 64) } else { (16, 2, 12) };
+        let cavity = Cavity { dim, n, re: 400.0, lid: 0.1 };
+        let refinement = Refinement {
+            levels,
+            every: 8,
+            criterion: Criterion::Vorticity { n_start: -2.0, n_inc: 1.0, length: None },
+            ..Refinement::default()
+        };
+        let config = cavity.forest_config(Backend::Cpu).expect("config").refinement(refinement);
+        let mut forest = Forest::<Q::Dim, Q, F, S>::new(config).expect("forest");
+        forest.set_paired_cells(paired);
+        // An odd number of root steps: both AA layouts are stepped and the state ends odd.
+        forest.advance(steps + 1).expect("run");
+        assert!(forest.blocks_per_level()[levels - 1] > 0, "{dim}D: the finest level is in use");
+        bytemuck::cast_slice(&forest.distributions().expect("pool")).to_vec()
+    }
+    assert!(run::<D2Q9, f32, Native>(2, PairedCells::All) == run::<D2Q9, f32, Native>(2, PairedCells::Off));
+    assert!(run::<D2Q9, f64, Native>(2, PairedCells::All) == run::<D2Q9, f64, Native>(2, PairedCells::Off));
+    assert!(run::<D2Q9, f32, Half>(2, PairedCells::All) == run::<D2Q9, f32, Half>(2, PairedCells::Off));
+    assert!(run::<D3Q19, f32, Native>(3, PairedCells::All) == run::<D3Q19, f32, Native>(3, PairedCells::Off));
+    assert!(run::<D3Q19, f32, Half>(3, PairedCells::All) == run::<D3Q19, f32, Half>(3, PairedCells::Off));
+    assert!(run::<D3Q27, f32, Native>(3, PairedCells::All) == run::<D3Q27, f32, Native>(3, PairedCells::Off));
 }

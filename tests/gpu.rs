@@ -11,8 +11,8 @@
 
 use ramus::cases::cavity::Cavity;
 use ramus::{
-    Backend, Boundary, Dim, Face, Fluid, Forest, ForestConfig, Half, Native, PoolStorage, VelocitySet, D2, D2Q9, D3,
-    D3Q19, D3Q27,
+    Backend, Boundary, Dim, Face, Fluid, Forest, ForestConfig, Half, Native, PairedCells, PoolStorage, VelocitySet, D2,
+    D2Q9, D3, D3Q19, D3Q27,
 };
 
 /// Acceptance tolerance on max |f_cpu − f_cuda|: none for 16-bit storage (both backends
@@ -53,15 +53,20 @@ struct Comparison {
     max_du: f64,
 }
 
-/// Runs `steps` steps of `config` from [`initial_state`] on the CPU and on CUDA and
-/// compares the raw distribution pools and the macroscopic fields.
+/// Runs `steps` steps of `config` from [`initial_state`] on the CPU and on CUDA (there
+/// with `paired` cells per thread; the CPU with the default, which on these grids is one)
+/// and compares the raw distribution pools and the macroscopic fields.
 fn compare<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float, S: PoolStorage<F>>(
     config: &ForestConfig,
     steps: u64,
+    paired: PairedCells,
 ) -> Comparison {
     let run = |backend: Backend| {
         let mut forest = Forest::<D, Q, F, S>::new(config.clone().backend(backend)).expect("building the forest");
         assert_eq!(forest.backend(), backend, "forest built on the wrong backend");
+        if backend == Backend::Cuda {
+            forest.set_paired_cells(paired);
+        }
         forest.initialize(initial_state(D::D)).expect("initialising");
         let before = forest.distributions().expect("downloading the initial state");
         forest.advance(steps).expect("advancing");
@@ -117,11 +122,15 @@ struct Scenario {
     name: &'static str,
     config: ForestConfig,
     steps: u64,
+    /// CUDA's [`PairedCells`] (`All`: the two-cells-per-thread kernels against the CPU's
+    /// one cell per thread).
+    paired: PairedCells,
 }
 
 /// Cavity (all walls, moving lid) after an even and an odd number of steps; the cavity
 /// with periodic x faces (wrapping links next to walls); a fully periodic box with
-/// unequal sides (wrapping on every axis, no walls).
+/// unequal sides (wrapping on every axis, no walls); the cavity and the box again with
+/// every step two cells per thread on CUDA.
 fn scenarios(dim: u32) -> Vec<Scenario> {
     let n = if dim == 2 { 64 } else { 32 };
     let cavity = Cavity { dim, n, re: 100.0, lid: 0.05 }.forest_config(Backend::Cpu).expect("cavity configuration");
@@ -131,12 +140,15 @@ fn scenarios(dim: u32) -> Vec<Scenario> {
     for face in Face::ALL {
         periodic = periodic.boundary(face, Boundary::Periodic);
     }
+    let m = PairedCells::Measured;
     vec![
-        Scenario { name: "cavity", config: cavity.clone(), steps: 100 },
-        Scenario { name: "cavity", config: cavity, steps: 101 },
-        Scenario { name: "cavity, periodic x", config: x_periodic, steps: 101 },
-        Scenario { name: "periodic box", config: periodic.clone(), steps: 100 },
-        Scenario { name: "periodic box", config: periodic, steps: 1 },
+        Scenario { name: "cavity", config: cavity.clone(), steps: 100, paired: m },
+        Scenario { name: "cavity", config: cavity.clone(), steps: 101, paired: m },
+        Scenario { name: "cavity, periodic x", config: x_periodic, steps: 101, paired: m },
+        Scenario { name: "periodic box", config: periodic.clone(), steps: 100, paired: m },
+        Scenario { name: "periodic box", config: periodic.clone(), steps: 1, paired: m },
+        Scenario { name: "cavity, paired", config: cavity, steps: 101, paired: PairedCells::All },
+        Scenario { name: "periodic box, paired", config: periodic, steps: 100, paired: PairedCells::All },
     ]
 }
 
@@ -154,7 +166,7 @@ fn check_lattice<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float, S: PoolStorag
         } else {
             format!("{}x{}x{}", cells[0], cells[1], cells[2])
         };
-        let c = compare::<D, Q, F, S>(&s.config, s.steps);
+        let c = compare::<D, Q, F, S>(&s.config, s.steps, s.paired);
         let ok = c.non_finite == 0 && c.max_abs <= tol && c.max_change > 0.0;
         println!(
             "{} {} {:<20} {:>9} {:>4} steps: max|df| = {:.3e} (tol {:.0e}), bitwise different {}/{}, \

@@ -21,6 +21,7 @@ use crate::solver::state::Solver;
 use crate::solver::surface::SurfaceBuffers;
 use crate::solver::sync::SyncScratch;
 use crate::solver::{amr_updates, equilibrium_pool, stored, Gradient, Timings};
+use crate::variants::PairedCells;
 use crate::{Float, PoolStorage};
 
 mod checkpoint;
@@ -558,6 +559,13 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
     /// launches, for comparing).
     pub fn set_fused_exchanges(&mut self, on: bool) {
         self.solver.fused_exchanges = on;
+    }
+
+    /// Which AA steps take two cells per thread ([`PairedCells`]; the default,
+    /// [`PairedCells::Measured`], where that measured faster). Bitwise the same results
+    /// either way, on both backends.
+    pub fn set_paired_cells(&mut self, paired: PairedCells) {
+        self.solver.paired_cells = paired;
     }
 
     /// Lets a new mesh state's root step update a cached CUDA graph of the same kernels

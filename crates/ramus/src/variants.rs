@@ -6,6 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{Error, Result};
+use ramus_kernels::{Real, Storage, VelocitySet};
 
 /// A velocity set, chosen at run time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -155,5 +156,85 @@ impl fmt::Display for StorageKind {
             StorageKind::Native => "native",
             StorageKind::F16 => "f16",
         })
+    }
+}
+
+/// Which AA steps take two cells per thread (`ramus_kernels::pairs`: each direction's two
+/// populations move with one memory access of twice the width where they lie side by
+/// side; BGK only, the other operators step one cell per thread). Bitwise the same
+/// results whichever is chosen ([`crate::Forest::set_paired_cells`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PairedCells {
+    /// Where it measured faster ([`ramus_kernels::pairs::measured_faster`]): D2Q9 on
+    /// levels of at least [`ramus_kernels::pairs::PAIRED_MIN_CELLS`] cells (the even
+    /// step, and the odd one with native storage).
+    #[default]
+    Measured,
+    /// Every step (for measuring).
+    All,
+    /// No step: one cell per thread everywhere.
+    Off,
+}
+
+impl PairedCells {
+    /// Whether the even (`odd = false`) or odd AA step of a level of `cells` cells of
+    /// lattice `L` with storage `S` takes two cells per thread.
+    pub fn takes<L: VelocitySet, F: Real, S: Storage<F>>(self, odd: bool, cells: usize) -> bool {
+        match self {
+            PairedCells::Measured => ramus_kernels::pairs::measured_faster::<L, F, S>(odd, cells),
+            PairedCells::All => true,
+            PairedCells::Off => false,
+        }
+    }
+}
+
+impl FromStr for PairedCells {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "measured" => Ok(PairedCells::Measured),
+            "all" => Ok(PairedCells::All),
+            "off" => Ok(PairedCells::Off),
+            _ => Err(Error::UnknownOption { field: "paired_cells", value: s.into(), allowed: "measured, all, off" }),
+        }
+    }
+}
+
+impl fmt::Display for PairedCells {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PairedCells::Measured => "measured",
+            PairedCells::All => "all",
+            PairedCells::Off => "off",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paired_cells_parse_print_and_refuse_unknown_names() {
+        for p in [PairedCells::Measured, PairedCells::All, PairedCells::Off] {
+            assert_eq!(p.to_string().parse::<PairedCells>().expect("own name"), p);
+        }
+        assert_eq!("ALL".parse::<PairedCells>().expect("any case"), PairedCells::All);
+        let e = "both".parse::<PairedCells>().expect_err("unknown name");
+        assert!(e.to_string().contains("paired_cells") && e.to_string().contains("measured, all, off"), "{e}");
+    }
+
+    #[test]
+    fn measured_pairs_large_d2q9_levels_only() {
+        use ramus_kernels::pairs::PAIRED_MIN_CELLS as MIN;
+        use ramus_kernels::{Half, Native, D2Q9, D3Q19};
+        let m = PairedCells::Measured;
+        assert!(m.takes::<D2Q9, f32, Native>(false, MIN) && m.takes::<D2Q9, f32, Native>(true, MIN));
+        assert!(m.takes::<D2Q9, f64, Native>(true, 4 * MIN));
+        assert!(m.takes::<D2Q9, f32, Half>(false, MIN) && !m.takes::<D2Q9, f32, Half>(true, MIN));
+        assert!(!m.takes::<D2Q9, f32, Native>(false, MIN - 1));
+        assert!(!m.takes::<D3Q19, f32, Native>(false, 64 * MIN));
+        assert!(PairedCells::All.takes::<D3Q19, f32, Half>(true, 1));
+        assert!(!PairedCells::Off.takes::<D2Q9, f32, Native>(false, 64 * MIN));
     }
 }

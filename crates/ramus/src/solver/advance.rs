@@ -33,6 +33,7 @@ use ramus_kernels::interpolate::{
 };
 use ramus_kernels::les::LesTransfer;
 use ramus_kernels::mrt::{Mrt, MrtTransfer};
+use ramus_kernels::pairs::StreamCollidePairs;
 use ramus_kernels::regularized::Rr;
 use ramus_kernels::stream::{StreamArgs, StreamCollide, StreamCollideGradient};
 use ramus_kernels::{Dim, VelocitySet};
@@ -343,10 +344,15 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
         // the velocity and eddy buffers hold every pool block and the velocities are the
         // level's current ones (written just above); with a profiled face the profile
         // table has a row index for every pool block (`Profiles::slot`) and the rows it names.
+        // Paired cells access two elements at even pool indices at once: the pool is a whole
+        // device allocation (aligned to 256 bytes), so those accesses are aligned.
         unsafe {
             use Collision::{Bgk as B, Mrt as M, RecursiveRegularized as R, Trt as T};
             type Grad<Q, F, S, C, const ODD: bool> = StreamCollideGradient<Q, F, S, C, ODD>;
+            let pairs = self.paired_cells.takes::<Q, F, S>(odd, n);
             match (self.collision, odd, self.gradient_les) {
+                (B, false, false) if pairs => dev.launch::<StreamCollidePairs<Q, F, S, Bgk, false>>(n / 2, args)?,
+                (B, true, false) if pairs => dev.launch::<StreamCollidePairs<Q, F, S, Bgk, true>>(n / 2, args)?,
                 (B, false, false) => dev.launch::<StreamCollide<Q, F, S, Bgk, false>>(n, args)?,
                 (B, true, false) => dev.launch::<StreamCollide<Q, F, S, Bgk, true>>(n, args)?,
                 (T { .. }, false, false) => dev.launch::<StreamCollide<Q, F, S, Trt, false>>(n, args)?,

@@ -59,6 +59,9 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float, S: PoolStorage<F>> {
     /// Average and interpolate between a level's two steps in one launch (see
     /// [`crate::Forest::set_fused_exchanges`]).
     pub fused_exchanges: bool,
+    /// Step two cells per thread where measured faster (see
+    /// [`crate::Forest::set_paired_cells`]).
+    pub paired_cells: crate::PairedCells,
     /// The hazards of the root step being recorded (see [`super::hazards`]).
     pub hazards: Option<super::hazards::Hazards>,
     /// Per pool block: position in its level's parent list (ghost interpolation).
@@ -162,6 +165,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             launch_graphs: true,
             concurrent_levels: true,
             fused_exchanges: true,
+            paired_cells: crate::PairedCells::Measured,
             hazards: None,
             slot: dev.zeros(capacity)?,
             scratch: Buffer::Host(Vec::new()),
