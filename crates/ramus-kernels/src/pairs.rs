@@ -250,9 +250,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kern
     unsafe fn run(i: usize, a: &StreamArgs<F, S::Elem>) {
         let half = <L::Dim as Dim>::BLOCK_CELLS / 2;
         let b = *a.ids.add(i / half) as usize;
-        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let les = EddyField { vel: a.vel, eddy: a.eddy, cell_mask: a.cell_mask };
-        let tab = ProfileTable { slot: a.profile_slot, u: a.profile_u };
+        let (fld, les, tab) = a.views();
         stream_collide_pair::<L, F, S, C, ODD>(&fld, &a.params, &les, &tab, b, 2 * (i % half));
     }
 }

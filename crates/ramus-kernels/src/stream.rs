@@ -451,6 +451,19 @@ kernel_args! {
     }
 }
 
+impl<F: Real, P> StreamArgs<F, P> {
+    /// The pool and mesh arrays, the gradient LES fields and the profile table these
+    /// arguments point to (what [`stream_collide`] takes).
+    #[inline(always)]
+    pub fn views(&self) -> (Field<P>, EddyField<F>, ProfileTable<F>) {
+        (
+            Field { f: self.f, nbr: self.nbr, onb: self.onb, solid: self.solid },
+            EddyField { vel: self.vel, eddy: self.eddy, cell_mask: self.cell_mask },
+            ProfileTable { slot: self.profile_slot, u: self.profile_u },
+        )
+    }
+}
+
 /// One fused collide-and-stream step over the cells of the blocks in an ID set with the
 /// collision operator `C`: even (`ODD = false`) or odd AA step.
 pub struct StreamCollide<L, F, S, C, const ODD: bool>(PhantomData<(L, F, S, C)>);
@@ -468,9 +481,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kern
     unsafe fn run(i: usize, a: &StreamArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.ids.add(i / m) as usize; // m is a power of two: a shift
-        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let les = EddyField { vel: a.vel, eddy: a.eddy, cell_mask: a.cell_mask };
-        let tab = ProfileTable { slot: a.profile_slot, u: a.profile_u };
+        let (fld, les, tab) = a.views();
         stream_collide::<L, F, S, C, ODD, false>(&fld, &a.params, &les, &tab, b, i & (m - 1));
     }
 }
@@ -494,9 +505,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kern
     unsafe fn run(i: usize, a: &StreamArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.ids.add(i / m) as usize;
-        let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
-        let les = EddyField { vel: a.vel, eddy: a.eddy, cell_mask: a.cell_mask };
-        let tab = ProfileTable { slot: a.profile_slot, u: a.profile_u };
+        let (fld, les, tab) = a.views();
         stream_collide::<L, F, S, C, ODD, true>(&fld, &a.params, &les, &tab, b, i & (m - 1));
     }
 }
