@@ -11,8 +11,8 @@
 
 use ramus::cases::cavity::Cavity;
 use ramus::{
-    Backend, Boundary, Dim, Face, Fluid, Forest, ForestConfig, Half, Native, PairedCells, PoolStorage, VelocitySet, D2,
-    D2Q9, D3, D3Q19, D3Q27,
+    Backend, Boundary, Collision, Dim, Face, Fluid, Forest, ForestConfig, Half, Native, PairedCells, PoolStorage,
+    VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27,
 };
 
 /// Acceptance tolerance on max |f_cpu − f_cuda|: none for 16-bit storage (both backends
@@ -130,7 +130,8 @@ struct Scenario {
 /// Cavity (all walls, moving lid) after an even and an odd number of steps; the cavity
 /// with periodic x faces (wrapping links next to walls); a fully periodic box with
 /// unequal sides (wrapping on every axis, no walls); the cavity and the box again with
-/// every step two cells per thread on CUDA.
+/// every step two cells per thread on CUDA, with BGK and with the other collision
+/// operators.
 fn scenarios(dim: u32) -> Vec<Scenario> {
     let n = if dim == 2 { 64 } else { 32 };
     let cavity = Cavity { dim, n, re: 100.0, lid: 0.05 }.forest_config(Backend::Cpu).expect("cavity configuration");
@@ -140,15 +141,33 @@ fn scenarios(dim: u32) -> Vec<Scenario> {
     for face in Face::ALL {
         periodic = periodic.boundary(face, Boundary::Periodic);
     }
-    let m = PairedCells::Measured;
+    let (m, all) = (PairedCells::Measured, PairedCells::All);
     vec![
         Scenario { name: "cavity", config: cavity.clone(), steps: 100, paired: m },
         Scenario { name: "cavity", config: cavity.clone(), steps: 101, paired: m },
         Scenario { name: "cavity, periodic x", config: x_periodic, steps: 101, paired: m },
         Scenario { name: "periodic box", config: periodic.clone(), steps: 100, paired: m },
         Scenario { name: "periodic box", config: periodic.clone(), steps: 1, paired: m },
-        Scenario { name: "cavity, paired", config: cavity, steps: 101, paired: PairedCells::All },
-        Scenario { name: "periodic box, paired", config: periodic, steps: 100, paired: PairedCells::All },
+        Scenario { name: "cavity, paired", config: cavity.clone(), steps: 101, paired: PairedCells::All },
+        Scenario { name: "periodic box, paired", config: periodic.clone(), steps: 100, paired: PairedCells::All },
+        Scenario {
+            name: "cavity, TRT, paired",
+            config: cavity.clone().collision(Collision::trt()),
+            steps: 101,
+            paired: all,
+        },
+        Scenario {
+            name: "cavity, RR, paired",
+            config: cavity.collision(Collision::RecursiveRegularized),
+            steps: 101,
+            paired: all,
+        },
+        Scenario {
+            name: "periodic box, MRT, paired",
+            config: periodic.collision(Collision::mrt()),
+            steps: 101,
+            paired: all,
+        },
     ]
 }
 

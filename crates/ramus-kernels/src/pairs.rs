@@ -35,16 +35,22 @@ use crate::stream::{odd_links, pool_index, stream_collide, wrapped, Field, StepP
 /// 2048² grid's 4.2 M (16 % faster).
 pub const PAIRED_MIN_CELLS: usize = 1 << 20;
 
-/// Whether two cells per thread ([`StreamCollidePairs`], BGK) measured faster than one for
+/// Whether two cells per thread ([`StreamCollidePairs`]) measured faster than one for
 /// the even (`odd = false`) or odd AA step of a level of `cells` cells of lattice `L`
-/// with storage `S`, on an H200 (BENCHMARKS.md, twenty-sixth session): D2Q9 on levels of
-/// at least [`PAIRED_MIN_CELLS`] cells, the even step with every storage (f32 and f64
-/// both steps: +16 % and +3 % on the uniform 2048² grid; 16-bit storage the even step
-/// alone: +6 %). Not the 3D lattices: their uniform 256³ grids gain 0–3 % from the even
-/// step and the 3D AMR cavity loses 5 %; their odd step needs 168–255 registers for two
-/// cells and loses up to 6 % (D3Q27 f32: +0.4 %).
-pub fn measured_faster<L: VelocitySet, F: Real, S: Storage<F>>(odd: bool, cells: usize) -> bool {
-    <L::Dim as Dim>::D == 2 && cells >= PAIRED_MIN_CELLS && (!odd || S::BYTES == core::mem::size_of::<F>())
+/// with storage `S`, on an H200 (BENCHMARKS.md, twenty-sixth and twenty-seventh
+/// sessions): D2Q9 on levels of at least [`PAIRED_MIN_CELLS`] cells, the even step with
+/// every storage, the odd one with native storage, for every collision operator (uniform
+/// 2048² grid, both steps paired: f32 +16 % BGK, +17 % TRT, +12 % MRT, +17 % RR; f64
+/// +3 to +10 %; 16-bit storage the even step alone: +6 % BGK), but not under the
+/// Smagorinsky model (`smagorinsky`: [`crate::les::has_les`]), which pairing slows by 5
+/// to 8 %. Not the 3D lattices: their uniform 256³ grids gain 0–3 % from the even step
+/// and the 3D AMR cavity loses 5 %; their odd step needs 168–255 registers for two cells
+/// and loses up to 6 % (D3Q27 f32: +0.4 %).
+pub fn measured_faster<L: VelocitySet, F: Real, S: Storage<F>>(odd: bool, cells: usize, smagorinsky: bool) -> bool {
+    <L::Dim as Dim>::D == 2
+        && cells >= PAIRED_MIN_CELLS
+        && !smagorinsky
+        && (!odd || S::BYTES == core::mem::size_of::<F>())
 }
 
 /// Two adjacent pool elements read or written with one access of twice the width.

@@ -455,22 +455,9 @@ registry! {
         // The same under a gradient LES model (`crate::eddy`).
         stream_collide_grad_even => StreamCollideGradient<L, F, S, C, false>;
         stream_collide_grad_odd => StreamCollideGradient<L, F, S, C, true>;
-    }
-
-    /// The fused step with two cells per thread (`crate::pairs`), BGK.
-    pairs (L: VelocitySet, F: Real, S: Storage<F>) [
-        d2q9_f32: L = D2Q9, F = f32, S = Native;
-        d2q9_f64: L = D2Q9, F = f64, S = Native;
-        d3q19_f32: L = D3Q19, F = f32, S = Native;
-        d3q19_f64: L = D3Q19, F = f64, S = Native;
-        d3q27_f32: L = D3Q27, F = f32, S = Native;
-        d3q27_f64: L = D3Q27, F = f64, S = Native;
-        d2q9_f32_f16: L = D2Q9, F = f32, S = Half;
-        d3q19_f32_f16: L = D3Q19, F = f32, S = Half;
-        d3q27_f32_f16: L = D3Q27, F = f32, S = Half;
-    ] {
-        stream_collide_pairs_even => StreamCollidePairs<L, F, S, Bgk, false>;
-        stream_collide_pairs_odd => StreamCollidePairs<L, F, S, Bgk, true>;
+        // Two cells per thread (`crate::pairs`).
+        stream_collide_pairs_even => StreamCollidePairs<L, F, S, C, false>;
+        stream_collide_pairs_odd => StreamCollidePairs<L, F, S, C, true>;
     }
 
     /// Per dimension.

@@ -161,13 +161,14 @@ impl fmt::Display for StorageKind {
 
 /// Which AA steps take two cells per thread (`ramus_kernels::pairs`: each direction's two
 /// populations move with one memory access of twice the width where they lie side by
-/// side; BGK only, the other operators step one cell per thread). Bitwise the same
-/// results whichever is chosen ([`crate::Forest::set_paired_cells`]).
+/// side; every collision operator, not under a gradient LES model, whose steps take one
+/// cell per thread). Bitwise the same results whichever is chosen
+/// ([`crate::Forest::set_paired_cells`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PairedCells {
     /// Where it measured faster ([`ramus_kernels::pairs::measured_faster`]): D2Q9 on
     /// levels of at least [`ramus_kernels::pairs::PAIRED_MIN_CELLS`] cells (the even
-    /// step, and the odd one with native storage).
+    /// step, and the odd one with native storage), without the Smagorinsky model.
     #[default]
     Measured,
     /// Every step (for measuring).
@@ -178,10 +179,11 @@ pub enum PairedCells {
 
 impl PairedCells {
     /// Whether the even (`odd = false`) or odd AA step of a level of `cells` cells of
-    /// lattice `L` with storage `S` takes two cells per thread.
-    pub fn takes<L: VelocitySet, F: Real, S: Storage<F>>(self, odd: bool, cells: usize) -> bool {
+    /// lattice `L` with storage `S`, with the Smagorinsky model or not, takes two cells
+    /// per thread.
+    pub fn takes<L: VelocitySet, F: Real, S: Storage<F>>(self, odd: bool, cells: usize, smagorinsky: bool) -> bool {
         match self {
-            PairedCells::Measured => ramus_kernels::pairs::measured_faster::<L, F, S>(odd, cells),
+            PairedCells::Measured => ramus_kernels::pairs::measured_faster::<L, F, S>(odd, cells, smagorinsky),
             PairedCells::All => true,
             PairedCells::Off => false,
         }
@@ -229,12 +231,13 @@ mod tests {
         use ramus_kernels::pairs::PAIRED_MIN_CELLS as MIN;
         use ramus_kernels::{Half, Native, D2Q9, D3Q19};
         let m = PairedCells::Measured;
-        assert!(m.takes::<D2Q9, f32, Native>(false, MIN) && m.takes::<D2Q9, f32, Native>(true, MIN));
-        assert!(m.takes::<D2Q9, f64, Native>(true, 4 * MIN));
-        assert!(m.takes::<D2Q9, f32, Half>(false, MIN) && !m.takes::<D2Q9, f32, Half>(true, MIN));
-        assert!(!m.takes::<D2Q9, f32, Native>(false, MIN - 1));
-        assert!(!m.takes::<D3Q19, f32, Native>(false, 64 * MIN));
-        assert!(PairedCells::All.takes::<D3Q19, f32, Half>(true, 1));
-        assert!(!PairedCells::Off.takes::<D2Q9, f32, Native>(false, 64 * MIN));
+        assert!(m.takes::<D2Q9, f32, Native>(false, MIN, false) && m.takes::<D2Q9, f32, Native>(true, MIN, false));
+        assert!(m.takes::<D2Q9, f64, Native>(true, 4 * MIN, false));
+        assert!(m.takes::<D2Q9, f32, Half>(false, MIN, false) && !m.takes::<D2Q9, f32, Half>(true, MIN, false));
+        assert!(!m.takes::<D2Q9, f32, Native>(false, MIN - 1, false));
+        assert!(!m.takes::<D2Q9, f32, Native>(false, MIN, true) && !m.takes::<D2Q9, f64, Native>(true, MIN, true));
+        assert!(!m.takes::<D3Q19, f32, Native>(false, 64 * MIN, false));
+        assert!(PairedCells::All.takes::<D3Q19, f32, Half>(true, 1, true));
+        assert!(!PairedCells::Off.takes::<D2Q9, f32, Native>(false, 64 * MIN, false));
     }
 }

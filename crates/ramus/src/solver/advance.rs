@@ -349,10 +349,18 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
         unsafe {
             use Collision::{Bgk as B, Mrt as M, RecursiveRegularized as R, Trt as T};
             type Grad<Q, F, S, C, const ODD: bool> = StreamCollideGradient<Q, F, S, C, ODD>;
-            let pairs = self.paired_cells.takes::<Q, F, S>(odd, n);
+            type Pairs<Q, F, S, C, const ODD: bool> = StreamCollidePairs<Q, F, S, C, ODD>;
+            let smagorinsky = ramus_kernels::les::has_les(&self.params[l]);
+            let pairs = self.paired_cells.takes::<Q, F, S>(odd, n, smagorinsky);
             match (self.collision, odd, self.gradient_les) {
-                (B, false, false) if pairs => dev.launch::<StreamCollidePairs<Q, F, S, Bgk, false>>(n / 2, args)?,
-                (B, true, false) if pairs => dev.launch::<StreamCollidePairs<Q, F, S, Bgk, true>>(n / 2, args)?,
+                (B, false, false) if pairs => dev.launch::<Pairs<Q, F, S, Bgk, false>>(n / 2, args)?,
+                (B, true, false) if pairs => dev.launch::<Pairs<Q, F, S, Bgk, true>>(n / 2, args)?,
+                (T { .. }, false, false) if pairs => dev.launch::<Pairs<Q, F, S, Trt, false>>(n / 2, args)?,
+                (T { .. }, true, false) if pairs => dev.launch::<Pairs<Q, F, S, Trt, true>>(n / 2, args)?,
+                (R, false, false) if pairs => dev.launch::<Pairs<Q, F, S, Rr, false>>(n / 2, args)?,
+                (R, true, false) if pairs => dev.launch::<Pairs<Q, F, S, Rr, true>>(n / 2, args)?,
+                (M { .. }, false, false) if pairs => dev.launch::<Pairs<Q, F, S, Mrt, false>>(n / 2, args)?,
+                (M { .. }, true, false) if pairs => dev.launch::<Pairs<Q, F, S, Mrt, true>>(n / 2, args)?,
                 (B, false, false) => dev.launch::<StreamCollide<Q, F, S, Bgk, false>>(n, args)?,
                 (B, true, false) => dev.launch::<StreamCollide<Q, F, S, Bgk, true>>(n, args)?,
                 (T { .. }, false, false) => dev.launch::<StreamCollide<Q, F, S, Trt, false>>(n, args)?,
