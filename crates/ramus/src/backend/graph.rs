@@ -153,7 +153,7 @@ impl Dependencies {
 }
 
 /// The executable graphs of the last launch sequences, most recently used first, each
-/// with the sequence it runs (kernel names and the bytes of [`launch_key`] and the
+/// with the sequence it runs (kernel names and the bytes of `device::launch::launch_key` and the
 /// arguments).
 struct Cache<G> {
     entries: VecDeque<Entry<G>>,
