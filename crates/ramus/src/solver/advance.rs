@@ -338,6 +338,8 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             cell_mask: mesh.arrays().cell_mask.view(),
             profile_slot,
             profile_u,
+            blocks: u32::try_from(ids.len())
+                .map_err(|_| Error::invalid("blocks of a level", ids.len(), "at most 2^32 - 1"))?,
         };
         // SAFETY: the pool holds every block ID of the mesh; the ID set's blocks are active
         // and their links point to active blocks or are sentinels; under a gradient model
