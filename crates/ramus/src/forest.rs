@@ -8,7 +8,7 @@ use ramus_kernels::{Dim, Native, VelocitySet};
 
 use crate::amr::{metadata_bytes_per_block, AdaptStage, AdaptWorkspace, BlockGeometry, Capacity, Mark, Mesh, MeshSpec};
 use crate::backend::stopwatch::Stopwatch;
-use crate::backend::{Backend, Device, DeviceCounters};
+use crate::backend::{Device, DeviceCounters};
 
 /// A device's counters and the host's time blocked in its waits at some point (`None`
 /// on the CPU backend): what a part of the run submitted and waited is the difference.
@@ -20,11 +20,11 @@ use crate::solver::obstacles::{SolidFn, Solids};
 use crate::solver::state::Solver;
 use crate::solver::surface::SurfaceBuffers;
 use crate::solver::sync::SyncScratch;
-use crate::solver::{amr_updates, equilibrium_pool, stored, Gradient, Timings};
-use crate::variants::PairedCells;
+use crate::solver::{amr_updates, equilibrium_pool, stored, Gradient};
 use crate::{Float, PoolStorage};
 
 mod checkpoint;
+mod execution;
 mod readout;
 
 /// A user refinement criterion: the [`Mark`] of a leaf, given its geometry and the root
@@ -315,7 +315,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
 
     /// Runs the stability guard now (see [`Self::advance`]); [`Error::Diverged`] if the
     /// solution is not physical. The device is idle before and after (timed in
-    /// [`Timings::guard`]).
+    /// [`crate::Timings::guard`]).
     pub fn check_health(&mut self) -> Result<()> {
         if self.checked_at == Some(self.steps) {
             return Ok(());
@@ -508,126 +508,6 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         let mut c = [1; 3];
         c[..D::D].copy_from_slice(&self.config.cells[..D::D]);
         c
-    }
-
-    /// Timing breakdown and AMR-aware update counts (see [`Timings`]).
-    pub fn timings(&self) -> &Timings {
-        &self.solver.timings
-    }
-
-    /// Clears the timings (e.g. after a warm-up).
-    pub fn reset_timings(&mut self) {
-        self.solver.timings = Timings::new(self.mesh.max_levels());
-    }
-
-    /// Times every routine per level and every adaptation step separately: synchronises
-    /// the device after each, which slows small launches down. Off by default.
-    pub fn set_profiling(&mut self, on: bool) {
-        self.solver.profile = on;
-    }
-
-    /// Runs each root step's kernel launches on CUDA as one CUDA graph, captured the
-    /// first time a step's launches occur and replayed while they recur (between two
-    /// adaptations, a root step's launches depend only on its parity). Results are
-    /// bitwise those of launching one kernel at a time; what it saves is the launch
-    /// overhead of small, many-level forests. On by default; off while profiling; no
-    /// effect on the CPU. [`Timings::graph_captures`] and [`Timings::graph_replays`]
-    /// count the root steps run each way.
-    pub fn set_launch_graphs(&mut self, on: bool) {
-        self.solver.launch_graphs = on;
-        if !on {
-            self.device.clear_graphs();
-        }
-    }
-
-    /// Lets the GPU run the routines of a root step that touch disjoint data at the same
-    /// time, as branches of the root step's CUDA graph ([`Self::set_launch_graphs`]):
-    /// each level's step alongside the finer levels' steps, the ghost interpolations and
-    /// averagings of different levels alongside each other (what each routine reads and
-    /// writes: `solver::hazards` in the source). The longest chain of dependent routines
-    /// in a root step on four levels is then 16 (linear interpolation; 18 cubic) of the
-    /// 29. Results are bitwise the same either way. On by default; no effect on the CPU,
-    /// without graphs or while profiling.
-    pub fn set_concurrent_levels(&mut self, on: bool) {
-        self.solver.concurrent_levels = on;
-    }
-
-    /// Averages a level into its parents at the end of the first of its two steps and
-    /// interpolates the parents into its ghost cells at the start of the second in one
-    /// launch (`ramus_kernels::exchange`), one routine less on the critical path per pair
-    /// of steps; bitwise the same results. On by default, on both backends (off: two
-    /// launches, for comparing).
-    pub fn set_fused_exchanges(&mut self, on: bool) {
-        self.solver.fused_exchanges = on;
-    }
-
-    /// Which AA steps take two cells per thread ([`PairedCells`]; the default,
-    /// [`PairedCells::Measured`], where that measured faster). Bitwise the same results
-    /// either way, on both backends.
-    pub fn set_paired_cells(&mut self, paired: PairedCells) {
-        self.solver.paired_cells = paired;
-    }
-
-    /// Lets a new mesh state's root step update a cached CUDA graph of the same kernels
-    /// and dependencies in place instead of capturing a new one (see
-    /// [`Device::set_graph_updates`]; bitwise the same results). On by default where the
-    /// driver supports it; returns whether it is on now (`false` on the CPU).
-    pub fn set_graph_updates(&mut self, on: bool) -> bool {
-        self.device.set_graph_updates(on)
-    }
-
-    /// Launches the kernels on CUDA with programmatic dependent launch (see
-    /// [`Device::set_dependent_launches`]: the next kernel's start overlaps the end of the
-    /// one before it; bitwise the same results). On by default on GPUs of compute
-    /// capability 9.0 and later; returns whether it is on now (`false` on the CPU and on
-    /// earlier GPUs).
-    pub fn set_dependent_launches(&mut self, on: bool) -> bool {
-        self.device.set_dependent_launches(on)
-    }
-
-    /// Wall-clock time spent stepping in [`Self::advance`] (adaptation excluded).
-    pub fn stepping_time(&self) -> Duration {
-        self.solver.timings.stepping
-    }
-
-    /// AMR-aware million lattice updates per second of the stepping so far (paper, eq.
-    /// for `MLUPS_inst`; on a uniform grid the usual MLUPS).
-    pub fn mlups(&self) -> f64 {
-        self.solver.timings.mlups()
-    }
-
-    /// "Virtual" (finest-equivalent) million lattice updates per second, as waLBerla and
-    /// Neon report it: the updates a uniform grid at the finest level now in use would
-    /// need for the root steps taken (`root cells · 2^{(D+1) l_max}` per root step), per
-    /// second of stepping. Above [`Self::mlups`] when the finest level covers part of the
-    /// domain: the figure says what the refinement saves, not what the GPU does.
-    pub fn virtual_mlups(&self) -> f64 {
-        let finest = self.mesh.blocks_per_level().iter().rposition(|&b| b > 0).unwrap_or(0);
-        let root: f64 = self.cells()[..D::D].iter().map(|&c| c as f64).product();
-        let per_step = root * 2f64.powi(((D::D + 1) * finest) as i32);
-        let t = self.solver.timings.stepping.as_secs_f64();
-        if t > 0.0 {
-            per_step * self.solver.timings.root_steps as f64 / t / 1e6
-        } else {
-            0.0
-        }
-    }
-
-    /// The backend actually in use (never `Auto`).
-    pub fn backend(&self) -> Backend {
-        self.device.backend()
-    }
-
-    /// Name of the device running the forest.
-    pub fn device_name(&self) -> String {
-        self.device.name()
-    }
-
-    /// What the host has asked of the forest's device so far: kernel launches, graph
-    /// launches and waits (`None` on the CPU backend; see [`Device::counters`], and the
-    /// stepping's and adaptations' shares in [`Self::timings`]).
-    pub fn device_counters(&self) -> Option<DeviceCounters> {
-        self.device.counters()
     }
 
     /// The configuration the forest was built from.

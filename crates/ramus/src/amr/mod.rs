@@ -7,7 +7,7 @@
 //! marking functions ([`Mesh::mark_blocks`], [`Mesh::mark_region`],
 //! [`Mesh::mark_wall_distance`], [`Mesh::mark_with`]) are applied by [`Mesh::adapt`]:
 //! the paper's routine (Preparation, steps 1–8), run as kernels on the mesh's device with
-//! only scalar counts read back. [`check`] verifies every invariant on a [`MeshSnapshot`].
+//! only scalar counts read back. [`check()`] verifies every invariant on a [`MeshSnapshot`].
 //!
 //! ```
 //! use ramus::amr::{check, AdaptWorkspace, Capacity, Mesh, MeshSpec, Region};
@@ -34,6 +34,7 @@ mod adapt;
 mod check;
 mod codes;
 mod hooks;
+mod id_sets;
 mod lists;
 mod mark;
 mod mesh;

@@ -34,25 +34,19 @@
 //! time. The dependencies are part of the replay key; a launch issued directly (no graph)
 //! runs in recording order, which satisfies every dependency.
 
-use std::collections::VecDeque;
+mod cache;
+mod exec;
+
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
-use cudarc::driver::result;
-use cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cudarc::driver::sys;
 use cudarc::driver::CudaStream;
 
-use super::cuda::driver_error;
+use self::cache::Cache;
+use self::exec::{capture, instantiate, Exec};
 use super::device::Counters;
-use crate::error::{Error, Result};
-
-/// Graphs kept: the two root-step parities of the current mesh state and of the one
-/// before (a mesh whose adaptation changed nothing reuses its graphs).
-const CACHED_GRAPHS: usize = 4;
-
-/// The most recently used graphs never updated for a new sequence: the two parities of
-/// the mesh state in use.
-const CURRENT: usize = 2;
+use crate::error::Result;
 
 /// Where a recorded launch goes.
 #[derive(Clone, Copy)]
@@ -149,162 +143,6 @@ impl Dependencies {
                 self.launches.insert(at, k);
             }
         }
-    }
-}
-
-/// The executable graphs of the last launch sequences, most recently used first, each
-/// with the sequence it runs (kernel names and the bytes of `device::launch::launch_key` and the
-/// arguments).
-struct Cache<G> {
-    entries: VecDeque<Entry<G>>,
-}
-
-/// A cached graph and the sequence it runs: its kernels, its dependencies' bytes
-/// ([`Recording::topo`]) and the whole key.
-struct Entry<G> {
-    names: Vec<&'static str>,
-    topo: Vec<u8>,
-    key: Vec<u8>,
-    graph: G,
-}
-
-impl<G> Default for Cache<G> {
-    fn default() -> Self {
-        Cache { entries: VecDeque::new() }
-    }
-}
-
-impl<G> Cache<G> {
-    /// The graph of exactly this sequence, now the most recently used.
-    fn find(&mut self, names: &[&'static str], key: &[u8]) -> Option<&G> {
-        let k = self.entries.iter().position(|e| e.names == names && e.key == key)?;
-        let hit = self.entries.remove(k)?;
-        self.entries.push_front(hit);
-        self.entries.front().map(|e| &e.graph)
-    }
-
-    /// Gives the least recently used graph that runs the same kernels with the same
-    /// dependencies and can be updated in place (`usable`) the parameters of the new
-    /// sequence (`set`), and makes it the most recently used under `key`. The graphs of
-    /// the mesh state in use are candidates too: a new sequence of the same kernels means
-    /// a new mesh state, and a mesh state that comes back replays ([`Self::find`]) before
-    /// anything is updated. `None` if there is no such graph or `set` fails (that graph,
-    /// perhaps half updated, is dropped).
-    fn reuse(
-        &mut self,
-        names: &[&'static str],
-        topo: &[u8],
-        key: Vec<u8>,
-        usable: impl Fn(&G) -> bool,
-        set: impl FnOnce(&mut G) -> bool,
-    ) -> Option<&G> {
-        let k = (0..self.entries.len()).rev().find(|&k| {
-            let e = &self.entries[k];
-            e.names == names && e.topo == topo && usable(&e.graph)
-        })?;
-        let mut hit = self.entries.remove(k)?;
-        if !set(&mut hit.graph) {
-            return None;
-        }
-        hit.key = key;
-        self.entries.push_front(hit);
-        self.entries.front().map(|e| &e.graph)
-    }
-
-    /// Adds the graph of a new sequence as the most recently used: while the cache is
-    /// not full a new one (`make`); then the least recently used graph with as many
-    /// launches outside the [`CURRENT`] most recent ones (those of the mesh state in use),
-    /// if `update` can give it the new sequence's parameters in place (a new mesh state
-    /// changes list lengths and sizes but rarely the number of launches, and an update is
-    /// cheaper than an instantiation), else a new one replacing the least recently used.
-    fn insert(
-        &mut self,
-        names: Vec<&'static str>,
-        topo: Vec<u8>,
-        key: Vec<u8>,
-        mut update: impl FnMut(&mut G) -> bool,
-        make: impl FnOnce() -> Result<G>,
-    ) -> Result<&mut G> {
-        let full = self.entries.len() >= CACHED_GRAPHS;
-        let same_length =
-            (CURRENT..self.entries.len()).rev().find(|&k| full && self.entries[k].names.len() == names.len());
-        let updated = same_length.filter(|&k| update(&mut self.entries[k].graph)).and_then(|k| self.entries.remove(k));
-        let graph = match updated {
-            Some(e) => e.graph,
-            None => make()?,
-        };
-        self.entries.push_front(Entry { names, topo, key, graph });
-        self.entries.truncate(CACHED_GRAPHS);
-        Ok(&mut self.entries[0].graph)
-    }
-
-    fn clear(&mut self) {
-        self.entries.clear();
-    }
-}
-
-/// An instantiated CUDA graph, destroyed on drop. (cudarc's `CudaGraph` cannot be built
-/// from an executable graph that was updated in place, which [`GraphCache::end`] does.)
-struct Exec {
-    exec: sys::CUgraphExec,
-    stream: Arc<CudaStream>,
-    /// The graph it was instantiated from and that graph's kernel nodes in launch order,
-    /// through which [`Self::set`] updates it in place (`None` after [`Self::update`],
-    /// or where the driver cannot name the nodes).
-    source: Option<(Captured, Vec<sys::CUgraphNode>)>,
-}
-
-// SAFETY: CUDA graph objects must not be used by two threads at once; every use of this
-// one happens under the `GraphCache` mutex.
-unsafe impl Send for Exec {}
-
-impl Exec {
-    fn launch(&self) -> Result<()> {
-        self.stream.context().bind_to_thread().map_err(|e| driver_error("launching a CUDA graph", e))?;
-        // SAFETY: a live executable graph of this stream's context.
-        unsafe { result::graph::launch(self.exec, self.stream.cu_stream()) }
-            .map_err(|e| driver_error("launching a CUDA graph", e))
-    }
-
-    /// Gives this executable graph the parameters of `graph`, which must have the same
-    /// topology (as many kernel nodes, the same edges); `false` if the driver refuses.
-    fn update(&mut self, graph: &Captured) -> bool {
-        // SAFETY: both handles are live; the driver checks that the topologies match and
-        // leaves the executable graph unchanged if they do not.
-        let mut info = std::mem::MaybeUninit::<sys::CUgraphExecUpdateResultInfo>::zeroed();
-        let updated =
-            unsafe { sys::cuGraphExecUpdate_v2(self.exec, graph.0, info.as_mut_ptr()) == sys::CUresult::CUDA_SUCCESS };
-        if updated {
-            self.source = None;
-        }
-        updated
-    }
-
-    /// Gives each kernel node the parameters of the launch of the same position in
-    /// `issues` (the same kernels, grids and arguments may differ): no capture, no
-    /// comparison of two graphs. `false` if the nodes are not known or the driver refuses
-    /// one (the graph may then be half updated: drop it).
-    fn set(&mut self, issues: &[Issue]) -> bool {
-        let Some((_, nodes)) = &self.source else { return false };
-        nodes.len() == issues.len()
-            && issues.iter().zip(nodes).all(|(issue, &node)| issue(Target::Node { exec: self.exec, node }).is_ok())
-    }
-}
-
-impl Drop for Exec {
-    fn drop(&mut self) {
-        // SAFETY: owned, live, destroyed once; a launch in flight keeps its own resources.
-        let _ = unsafe { result::graph::exec_destroy(self.exec) };
-    }
-}
-
-/// A captured (not instantiated) graph, destroyed on drop.
-struct Captured(sys::CUgraph);
-
-impl Drop for Captured {
-    fn drop(&mut self) {
-        // SAFETY: owned, live, destroyed once.
-        let _ = unsafe { result::graph::destroy(self.0) };
     }
 }
 
@@ -488,107 +326,6 @@ impl GraphCache {
     }
 }
 
-/// Captures `issues`, in order, into a graph on `stream` (thread-local capture: other
-/// threads' CUDA calls are not affected). `deps`: the recording's dependencies
-/// ([`Recording::deps`]) when they are not a chain; each launch's node then depends on
-/// those launches' nodes alone. `nodes`: also return the kernel nodes in launch order.
-/// The capture is always ended, also when a launch fails.
-fn capture(
-    stream: &Arc<CudaStream>,
-    issues: &[Issue],
-    deps: Option<(&[u32], &[u32])>,
-    nodes: bool,
-) -> Result<(Captured, Option<Vec<sys::CUgraphNode>>)> {
-    stream
-        .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-        .map_err(|e| driver_error("beginning a CUDA graph capture", e))?;
-    let issued = if deps.is_none() && !nodes {
-        issues.iter().try_for_each(|issue| issue(Target::Stream(stream))).map(|()| None)
-    } else {
-        issue_tracked(stream, issues, deps).map(Some)
-    };
-    // SAFETY: the stream is live and capturing (begun above, on this thread).
-    let graph = unsafe { result::stream::end_capture(stream.cu_stream()) };
-    let graph_nodes = issued?;
-    let graph = graph.map_err(|e| driver_error("capturing a CUDA graph", e))?;
-    if graph.is_null() {
-        return Err(Error::Cuda {
-            context: "capturing a CUDA graph".into(),
-            message: "the capture produced no graph".into(),
-        });
-    }
-    Ok((Captured(graph), graph_nodes))
-}
-
-/// Issues `issues` into the capture of `stream`, each after setting the stream's capture
-/// dependencies to the nodes of the launches it depends on (`deps[ends[k - 1]..ends[k]]`;
-/// `None`: the launch before it, the stream's own order), and returns the node each added.
-fn issue_tracked(
-    stream: &Arc<CudaStream>,
-    issues: &[Issue],
-    deps: Option<(&[u32], &[u32])>,
-) -> Result<Vec<sys::CUgraphNode>> {
-    let failed = |e| driver_error("capturing a CUDA graph with branches", e);
-    let mut nodes: Vec<sys::CUgraphNode> = Vec::with_capacity(issues.len());
-    let mut these: Vec<sys::CUgraphNode> = Vec::new();
-    for (k, issue) in issues.iter().enumerate() {
-        if let Some((deps, ends)) = deps {
-            these.clear();
-            these.extend(deps_of(deps, ends, k).iter().map(|&d| nodes[d as usize]));
-            // SAFETY: the stream is capturing on this thread; `these` are nodes of its
-            // graph (added by earlier launches of this capture); no edge data (default
-            // edges; a launch's own attributes still apply).
-            unsafe {
-                sys::cuStreamUpdateCaptureDependencies_v2(
-                    stream.cu_stream(),
-                    these.as_mut_ptr(),
-                    std::ptr::null(),
-                    these.len(),
-                    sys::CUstreamUpdateCaptureDependencies_flags_enum::CU_STREAM_SET_CAPTURE_DEPENDENCIES as u32,
-                )
-            }
-            .result()
-            .map_err(failed)?;
-        }
-        issue(Target::Stream(stream))?;
-        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        let mut added: *const sys::CUgraphNode = std::ptr::null();
-        let mut n = 0usize;
-        // SAFETY: as above; the driver returns the capture's dependency set, valid until
-        // the next call on the stream: after a kernel launch, that kernel's node alone.
-        unsafe {
-            sys::cuStreamGetCaptureInfo_v3(
-                stream.cu_stream(),
-                &mut status,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                &mut added,
-                std::ptr::null_mut(),
-                &mut n,
-            )
-        }
-        .result()
-        .map_err(failed)?;
-        if n != 1 || added.is_null() {
-            return Err(Error::Cuda {
-                context: "capturing a CUDA graph with branches".into(),
-                message: format!("launch {k} left {n} nodes in the capture's dependency set, not 1"),
-            });
-        }
-        // SAFETY: `added` points at `n` = 1 node (checked above).
-        nodes.push(unsafe { *added });
-    }
-    Ok(nodes)
-}
-
-/// Instantiates `graph` for launches on `stream`.
-fn instantiate(stream: &Arc<CudaStream>, graph: &Captured) -> Result<Exec> {
-    // SAFETY: a live captured graph; the executable graph is owned by the returned `Exec`.
-    let exec = unsafe { result::graph::instantiate(graph.0, CUgraphInstantiate_flags(0)) }
-        .map_err(|e| driver_error("instantiating a CUDA graph", e))?;
-    Ok(Exec { exec, stream: stream.clone(), source: None })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -642,76 +379,5 @@ mod tests {
         d.join(&Dependencies { recording: Some(3), launches: vec![2, 4] });
         d.join(&Dependencies { recording: Some(5), launches: vec![0] });
         assert_eq!(d, Dependencies { recording: Some(3), launches: vec![1, 2, 4] });
-    }
-
-    /// A new sequence of the kernels and dependencies of a cached graph updates that graph
-    /// in place, least recently used first, only graphs that can be (`usable`); a failed
-    /// update drops the graph.
-    #[test]
-    fn graphs_of_the_same_kernels_are_updated_in_place() {
-        let mut cache = Cache::<u32>::default();
-        for (k, name) in ["even", "odd", "even", "odd"].into_iter().enumerate() {
-            let made = cache.insert(vec![name], vec![1], vec![k as u8], |_| false, || Ok(k as u32)).unwrap();
-            assert_eq!(*made, k as u32);
-        }
-        let usable = |g: &u32| *g != 0;
-        // Most recent first: odd 3, even 2, odd 1, even 0. Graph 0 cannot be updated in
-        // place: a new even sequence takes graph 2.
-        let set = cache.reuse(&["even"], &[1], vec![9], usable, |g| {
-            *g += 10;
-            true
-        });
-        assert_eq!(set.copied(), Some(12));
-        assert_eq!(cache.find(&["even"], &[9]).copied(), Some(12));
-        // Another topology: none.
-        assert!(cache.reuse(&["odd"], &[2], vec![8], usable, |_| true).is_none());
-        let len = cache.entries.len();
-        assert!(cache.reuse(&["odd"], &[1], vec![6], usable, |_| false).is_none());
-        assert_eq!(cache.entries.len(), len - 1, "a failed update drops the graph");
-        // Odd 1 was dropped: odd 3 is next.
-        assert_eq!(cache.reuse(&["odd"], &[1], vec![5], usable, |_| true).copied(), Some(3));
-    }
-
-    /// The cache's policy over root steps: two parities per mesh state, a new state every
-    /// 32 steps, levels (launches) added over the first states; graphs are numbered as
-    /// made, updates counted.
-    #[test]
-    fn two_parities_per_mesh_state_replay_after_their_first_step() {
-        let mut cache = Cache::<(u32, u32)>::default();
-        let (mut made, mut updates, mut hits) = (0u32, 0u32, 0u32);
-        for state in 0..10u8 {
-            // Levels appear over the first states: sequences of 1, 2, then 3 launches.
-            let launches = 1 + state.min(2) as usize;
-            for step in 0..32u8 {
-                let names = vec![if step % 2 == 0 { "even" } else { "odd" }; launches];
-                let key = vec![state, step % 2];
-                if cache.find(&names, &key).is_some() {
-                    hits += 1;
-                    continue;
-                }
-                cache
-                    .insert(
-                        names,
-                        Vec::new(),
-                        key,
-                        |g| {
-                            g.1 += 1;
-                            updates += 1;
-                            true
-                        },
-                        || {
-                            made += 1;
-                            Ok((made, 0))
-                        },
-                    )
-                    .unwrap();
-            }
-        }
-        assert_eq!(hits, 10 * 30, "every step but the first two of a state replays");
-        // States 0–2 make their graphs, and so does state 3's first (the only graphs of
-        // three launches are the current pair's); every later one updates a graph of the
-        // state before.
-        assert_eq!((made, updates), (7, 13));
-        assert_eq!(cache.entries.len(), CACHED_GRAPHS);
     }
 }
