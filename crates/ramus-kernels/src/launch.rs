@@ -70,7 +70,7 @@ pub trait Kernel {
 /// `val T` (a scalar or plain value, passed as is), `args S<.., M>` (a nested argument
 /// struct). Generates the `#[repr(C)]` struct, `Copy`/`Send`/`Sync` and
 /// [`ArgBytes`](crate::memory::ArgBytes) for its raw form, and
-/// [`Family`](crate::memory::Family) / [`Rebuild`](crate::memory::Rebuild), through which
+/// [`Family`] / [`Rebuild`](crate::memory::Rebuild), through which
 /// the host lowers its slices to raw pointers and to lengths.
 #[macro_export]
 macro_rules! kernel_args {

@@ -27,7 +27,7 @@ pub const AUTO_MEMORY_FRACTION: f64 = 0.25;
 
 /// Pool memory of [`Capacity::default`] (256 MiB): about 780 000 blocks of a bare 3D
 /// mesh, 1.4 million in 2D — far more than refining a few surfaces needs, and small
-/// enough that a whole-mesh [`Mesh::snapshot`] and [`super::check`] stay fast.
+/// enough that a whole-mesh [`Mesh::snapshot`] and [`super::check()`] stay fast.
 pub const DEFAULT_POOL_BYTES: usize = 256 << 20;
 
 /// Largest root-grid extent, in cells per axis: block origins are `i32` in units of

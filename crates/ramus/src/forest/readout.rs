@@ -26,7 +26,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         HostSolution::new(moments, mesh, solid, self.steps)
     }
 
-    /// Synchronises the pool ([`Solver::synchronize`]) and copies the moments, the active
+    /// Synchronises the pool ([`crate::solver::state::Solver::synchronize`]) and copies the moments, the active
     /// mesh and the solid cells to the host.
     #[allow(clippy::type_complexity)]
     fn read_synchronized(&mut self, root_odd: bool) -> Result<(Vec<F>, MeshSnapshot, Vec<u64>)> {

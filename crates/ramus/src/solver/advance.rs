@@ -183,7 +183,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     }
 
     /// The LES fields of a transfer from level `s` to level `t` (see
-    /// [`ramus_kernels::les::les_factors`] and [`ramus_kernels::les::eddy_factors`]);
+    /// [`ramus_kernels::les::les_factors`] and [`ramus_kernels::les::LesTransfer`]);
     /// all zero without LES.
     fn les_transfer(&self, s: usize, t: usize) -> LesTransfer<F> {
         if self.les_c2 == 0.0 && !self.gradient_les {

@@ -2,7 +2,7 @@
 //! Method" (bounce-back) and "Flow Past a Square Cylinder" (momentum exchange)).
 //!
 //! Per block the solver keeps a solid-cell mask and its own boundary flags (the mesh's
-//! `onb` plus [`ONB_SOLID`]); both are recomputed for every active block after each
+//! `onb` plus [`ramus_kernels::stream::ONB_SOLID`]); both are recomputed for every active block after each
 //! adaptation, before new children are filled. Built-in shapes are evaluated by a
 //! kernel; a user closure runs on the host (one download of the block geometry and one
 //! upload of the masks per adaptation). An STL body ([`super::surface`]) is voxelised by a
