@@ -478,6 +478,14 @@ pub fn step_cell<D: Dim>(i: usize, blocks: usize, layered: bool) -> (usize, usiz
     (2 * pair + (lane >> 4), (layer << 4) | (lane & 15))
 }
 
+/// The most items of a step ([`Kernel::max_items`]): the cells of its `blocks` blocks,
+/// and none at all if `blocks` claims more than `ids` holds, as [`step_cell`] would then
+/// read past the ID set.
+fn step_items<D: Dim>(l: &StreamArgs<impl Copy, impl Copy, Lens>) -> Option<usize> {
+    let blocks = l.blocks as usize;
+    Some(if blocks <= l.ids { blocks * D::BLOCK_CELLS } else { 0 })
+}
+
 /// Whether the step of lattice `L` with storage `S` gives each warp one cell layer of two
 /// blocks ([`step_cell`]): where that measured faster on the uniform 256³ grid (H200,
 /// BENCHMARKS.md, twenty-eighth session). D3Q27 with every storage (f32 +3.9 %, f64
@@ -510,7 +518,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kern
     type Args = StreamArgs<F, S::Elem>;
 
     fn max_items(l: &StreamArgs<F, S::Elem, Lens>) -> Option<usize> {
-        Some(l.ids * <L::Dim as Dim>::BLOCK_CELLS)
+        step_items::<L::Dim>(l)
     }
     /// 2 cell-blocks in 3D, 8 in 2D: measured best on the H100 (BENCHMARKS.md).
     const THREADS: u32 = 128;
@@ -535,7 +543,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kern
     type Args = StreamArgs<F, S::Elem>;
 
     fn max_items(l: &StreamArgs<F, S::Elem, Lens>) -> Option<usize> {
-        Some(l.ids * <L::Dim as Dim>::BLOCK_CELLS)
+        step_items::<L::Dim>(l)
     }
     const THREADS: u32 = 128;
 
@@ -623,5 +631,35 @@ mod tests {
         }
         // The fifth block of five takes its own items, in order.
         assert_eq!(step_cell::<D3>(4 * 64 + 37, 5, true), (4, 37));
+    }
+
+    /// A launch may cover the cells of the blocks it names, and none if it names more
+    /// blocks than its ID set holds (the mapping would read past it).
+    #[test]
+    fn step_items_are_bounded_by_the_id_set() {
+        use crate::collision::Bgk;
+        use crate::lattice::{D2Q9, D3Q27};
+        use crate::storage::Native;
+        let lens = |ids: usize, blocks: u32| StreamArgs::<f32, f32, Lens> {
+            f: 0,
+            nbr: 0,
+            onb: 0,
+            solid: 0,
+            ids,
+            params: StepParams::default(),
+            vel: 0,
+            eddy: 0,
+            cell_mask: 0,
+            profile_slot: 0,
+            profile_u: 0,
+            blocks,
+        };
+        type Odd27 = StreamCollide<D3Q27, f32, Native, Bgk, true>;
+        type Even9 = StreamCollideGradient<D2Q9, f32, Native, Bgk, false>;
+        assert_eq!(Odd27::max_items(&lens(5, 5)), Some(5 * 64));
+        assert_eq!(Odd27::max_items(&lens(5, 3)), Some(3 * 64));
+        assert_eq!(Odd27::max_items(&lens(5, 6)), Some(0));
+        assert_eq!(Even9::max_items(&lens(7, 7)), Some(7 * 16));
+        assert_eq!(Even9::max_items(&lens(7, 8)), Some(0));
     }
 }
