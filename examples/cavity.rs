@@ -66,8 +66,11 @@ use ramus::{
 use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
 use serde::{Deserialize, Serialize};
 
+#[path = "cavity/results.rs"]
+mod results;
 #[path = "support/mod.rs"]
 mod support;
+use results::{conclude, print_summary, summary_json, write_results};
 use support::{Chunker, Interrupt, Monitor, Outcome, Progress, RunFlags, Series};
 
 /// Default simulated time in lid passes. Measured at Re = 100 (n = 128, lid = 0.05,
@@ -362,32 +365,19 @@ fn start<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
     Ok((forest, history))
 }
 
+/// The execution switches a run set (what its summary reports besides the flags).
+#[derive(Clone, Copy)]
+struct Switches {
+    dependent: bool,
+    graph_updates: bool,
+}
+
 /// Runs the cavity on a `Forest<D, Q, F, S>`, prints a summary and writes the outputs.
 fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) -> Result<Outcome> {
     let interrupt = Interrupt::install()?;
     let (mut forest, mut history) = start::<D, Q, F, S>(s)?;
-    forest.set_profiling(s.profile);
-    forest.set_launch_graphs(!s.no_graphs);
-    forest.set_concurrent_levels(!s.no_concurrent_levels);
-    forest.set_fused_exchanges(!s.no_fused_exchanges);
-    forest.set_paired_cells(s.paired_cells);
-    let dependent = forest.set_dependent_launches(!s.no_dependent_launches);
-    let graph_updates = forest.set_graph_updates(!s.no_graph_updates);
-    let steps = s.steps;
-    let dim = D::D;
+    let switches = configure(&mut forest, s);
     let first_step = forest.steps();
-    let checkpoint = support::checkpoint_path(&s.out);
-    let save = |forest: &mut Forest<D, Q, F, S>, history: &History| -> Result<()> {
-        forest.checkpoint_with(&checkpoint, &serde_json::to_vec(history)?)?;
-        Ok(())
-    };
-
-    // Advance in chunks; stop once more at one pass before the end to measure how much
-    // the profiles still change over the last pass.
-    let last_pass = steps.saturating_sub(s.cavity.steps_for_passes(1.0));
-    let mut progress = Progress::new(steps, first_step);
-    let mut chunker = Chunker::new();
-    let mut outcome = Outcome::Completed;
     let passes_of = |steps: u64| steps as f64 * s.cavity.lid / s.cavity.n as f64;
     let mut series = Series::new(&s.out, s.output.output_every, s.output.amr.clone())?;
     series.at(&mut forest, &passes_of)?;
@@ -396,11 +386,66 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
         s.output.series_every,
         s.cavity.n as f64,
         s.output.probes.clone(),
-        dim,
+        D::D,
         "lid_passes",
         s.scales,
     )?;
     monitor.at(&mut forest, &passes_of)?;
+    let outcome = march(s, &mut forest, &mut history, &interrupt, &mut series, &mut monitor)?;
+    let r = conclude(s, &mut forest, &history, outcome, first_step, series, monitor)?;
+    print_summary(s, &forest, &r, switches);
+    let summary = summary_json(s, &forest, &r, switches)?;
+    // A diverged run writes only its summary: no file with non-finite numbers.
+    if r.finite {
+        write_results(s, &mut forest, &r)?;
+    }
+    support::write_json(&s.out.join("summary.json"), &summary)?;
+    println!("wrote {} ({})", s.out.display(), r.outcome.status());
+    Ok(r.outcome)
+}
+
+/// Sets the forest's execution switches from the flags (none changes the results).
+fn configure<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
+    forest: &mut Forest<D, Q, F, S>,
+    s: &Setup,
+) -> Switches {
+    forest.set_profiling(s.profile);
+    forest.set_launch_graphs(!s.no_graphs);
+    forest.set_concurrent_levels(!s.no_concurrent_levels);
+    forest.set_fused_exchanges(!s.no_fused_exchanges);
+    forest.set_paired_cells(s.paired_cells);
+    let dependent = forest.set_dependent_launches(!s.no_dependent_launches);
+    let graph_updates = forest.set_graph_updates(!s.no_graph_updates);
+    Switches { dependent, graph_updates }
+}
+
+/// Writes the run's checkpoint, its history in the checkpoint's extra data.
+fn save<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
+    s: &Setup,
+    forest: &mut Forest<D, Q, F, S>,
+    history: &History,
+) -> Result<()> {
+    forest.checkpoint_with(support::checkpoint_path(&s.out), &serde_json::to_vec(history)?)?;
+    Ok(())
+}
+
+/// Advances to the requested root step in chunks (checkpoints, series outputs and
+/// samples at their multiples); stops once more one lid pass before the end to keep
+/// the profiles there, and ends early on an interrupt or a diverged step.
+fn march<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
+    s: &Setup,
+    forest: &mut Forest<D, Q, F, S>,
+    history: &mut History,
+    interrupt: &Interrupt,
+    series: &mut Series,
+    monitor: &mut Monitor,
+) -> Result<Outcome> {
+    let steps = s.steps;
+    let passes_of = |steps: u64| steps as f64 * s.cavity.lid / s.cavity.n as f64;
+    let last_pass = steps.saturating_sub(s.cavity.steps_for_passes(1.0));
+    let mut progress = Progress::new(steps, forest.steps());
+    let mut chunker = Chunker::new();
+    let mut outcome = Outcome::Completed;
     while forest.steps() < steps {
         if interrupt.requested() {
             outcome = Outcome::Interrupted;
@@ -408,7 +453,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
         }
         let done = forest.steps();
         if done == last_pass && history.before_last_pass.is_none() {
-            history.before_last_pass = Some(profile_bits(&centerlines(&s.cavity, &mut forest)?));
+            history.before_last_pass = Some(profile_bits(&centerlines(&s.cavity, forest)?));
         }
         let mut n = chunker.next(steps - done, 1);
         if done < last_pass {
@@ -428,223 +473,13 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
         }
         chunker.record(n, t.elapsed());
         if s.checkpoint_every.is_some_and(|k| forest.steps() % k == 0) {
-            save(&mut forest, &history)?;
+            save(s, forest, history)?;
         }
-        series.at(&mut forest, &passes_of)?;
-        monitor.at(&mut forest, &passes_of)?;
-        let passes = forest.steps() as f64 * s.cavity.lid / s.cavity.n as f64;
-        progress.update(forest.steps(), &format!("{passes:.2} lid passes"), forest.mlups());
+        series.at(forest, &passes_of)?;
+        monitor.at(forest, &passes_of)?;
+        progress.update(forest.steps(), &format!("{:.2} lid passes", passes_of(forest.steps())), forest.mlups());
     }
     progress.finish();
-
-    // The last steps since the guard's previous check: checked before anything is saved.
-    if let Outcome::Completed | Outcome::Interrupted = outcome {
-        match forest.check_health() {
-            Ok(()) => {}
-            Err(e @ ramus::Error::Diverged { .. }) => outcome = Outcome::Diverged(e.to_string()),
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if matches!(outcome, Outcome::Interrupted) || (outcome == Outcome::Completed && s.checkpoint_every.is_some()) {
-        save(&mut forest, &history)?;
-    }
-    let lines = centerlines(&s.cavity, &mut forest)?;
-    let cells = forest.leaf_cells()?;
-    let finite = cells.u.iter().flatten().chain(&cells.rho).all(|v| v.is_finite())
-        && lines.u.values.iter().chain(&lines.v.values).all(|v| v.is_finite());
-    if !finite && outcome == Outcome::Completed {
-        // The guard checks every `guard.every` root steps; the last few may not be checked.
-        outcome = Outcome::Diverged(format!(
-            "the solution is not finite at root step {} (lower the Reynolds number or the lid speed, or add cells)",
-            forest.steps()
-        ));
-    }
-    // Results only of a run the guard did not stop (the field of a diverged run may be
-    // finite but supersonic: not a solution).
-    let finite = finite && !matches!(outcome, Outcome::Diverged(_));
-    if finite {
-        series.write(&mut forest, &passes_of)?;
-        monitor.sample(&mut forest, &passes_of)?;
-    }
-    monitor.finish()?;
-    let (stall, copy) = (series.stall, series.copy);
-    let (outputs, writer_busy) = series.finish()?;
-    let before = history.before_last_pass.as_ref().map(|b| b.iter().map(|&x| f64::from_bits(x)).collect::<Vec<_>>());
-    let now: Vec<f64> = lines.u.values.iter().chain(&lines.v.values).copied().collect();
-    let change = match &before {
-        Some(b) if forest.steps() == steps => {
-            support::max_propagating_nan(b.iter().zip(&now).map(|(x, y)| (x - y).abs()))
-        }
-        _ => f64::NAN,
-    };
-    let mass0 = f64::from_bits(history.mass0);
-    let mass_drift = (cells.mass(dim)? - mass0) / mass0;
-    let t = forest.timings().clone();
-    let secs = t.stepping.as_secs_f64();
-    let mlups = t.mlups();
-
-    let c = &s.cavity;
-    let r = &s.config.refinement;
-    let done = forest.steps();
-    println!(
-        "cavity {}D {} {}{}: n = {}, Re = {}, lid = {}, tau = {:.4}, levels = {}, collision {}, les {}",
-        c.dim,
-        s.lattice,
-        s.precision,
-        if s.storage == StorageKind::Native { String::new() } else { format!(" ({} storage)", s.storage) },
-        c.n,
-        c.re,
-        c.lid,
-        forest.tau(),
-        r.levels,
-        s.config.collision.name(),
-        s.config.les.name()
-    );
-    println!(
-        "backend: {} ({}){}",
-        forest.backend(),
-        forest.device_name(),
-        if dependent { "; programmatic dependent launches" } else { "" }
-    );
-    println!(
-        "lid passes: {:.3}, steps: {done} of {steps}{}, time in advance: {secs:.2} s",
-        done as f64 * c.lid / c.n as f64,
-        if first_step > 0 { format!(" (restarted at {first_step})") } else { String::new() }
-    );
-    println!("MLUPS (AMR-aware): {mlups:.1}; finest-equivalent (virtual): {:.1}", forest.virtual_mlups());
-    println!("blocks per level: {:?}, leaf cells per level: {:?}", forest.blocks_per_level(), forest.cells_per_level());
-    println!(
-        "adaptation: {} calls, {:.3} s, {:.2}% of the run time; stability guard: {:.3} s, {:.2}%",
-        t.adapt.count,
-        t.adapt.total().as_secs_f64(),
-        100.0 * t.adaptation_share(),
-        t.guard.as_secs_f64(),
-        100.0 * t.guard.as_secs_f64() / (secs + t.adapt.total().as_secs_f64()).max(1e-12)
-    );
-    if t.graph_captures + t.graph_replays > 0 {
-        println!(
-            "root steps as CUDA graphs: {} captured ({:.3} s on the host), {} replayed",
-            t.graph_captures,
-            t.graph_capture_time.as_secs_f64(),
-            t.graph_replays
-        );
-    }
-    if forest.backend() == ramus::Backend::Cuda {
-        support::print_submissions(&t);
-    }
-    if s.profile {
-        support::print_profile(&t);
-    }
-    if outputs > 0 {
-        println!(
-            "field series: {outputs} outputs (fields.pvd); the run waited {:.3} s ({:.2}%; copying to the host {:.3} s), \
-             the writer thread worked {:.3} s",
-            stall.as_secs_f64(),
-            100.0 * stall.as_secs_f64() / (secs + t.adapt.total().as_secs_f64() + stall.as_secs_f64()).max(1e-12),
-            copy.as_secs_f64(),
-            writer_busy.as_secs_f64()
-        );
-    }
-    let ghia = if finite && c.dim == 2 { ramus::cases::ghia::ghia_deviation(c.re, &lines) } else { None };
-    if finite {
-        println!("mass drift: {mass_drift:.3e}");
-        println!("change over the last pass: {change:.2e} U_lid");
-        if let Some((du, dv)) = ghia {
-            println!("max deviation from Ghia et al. (1982): u {du:.4} U_lid, v {dv:.4} U_lid");
-        }
-    }
-
-    let levels: Vec<serde_json::Value> = t
-        .levels
-        .iter()
-        .map(|lt| {
-            serde_json::json!({
-                "interpolate_s": lt.interpolate.as_secs_f64(),
-                "stream_collide_s": lt.stream_collide.as_secs_f64(),
-                "average_s": lt.average.as_secs_f64(),
-            })
-        })
-        .collect();
-    let error = match &outcome {
-        Outcome::Diverged(why) => Some(why.clone()),
-        _ => None,
-    };
-    // serde_json writes non-finite numbers as null: a diverged run never reads as converged.
-    let mut summary = serde_json::json!({
-        "status": outcome.status(),
-        "error": error,
-        "backend": forest.backend().to_string(),
-        "device": forest.device_name(),
-        "lattice": s.lattice.to_string(),
-        "precision": s.precision.to_string(),
-        "storage": s.storage.to_string(),
-        "dim": c.dim,
-        "n": c.n,
-        "re": c.re,
-        "lid": c.lid,
-        "tau": forest.tau(),
-        "levels": r.levels,
-        "refine_every": r.every,
-        "criterion": r.criterion,
-        "interpolation": r.interpolation,
-        "collision": s.config.collision,
-        "passes": done as f64 * c.lid / c.n as f64,
-        "steps": done,
-        "steps_requested": steps,
-        "restarted_at_step": (first_step > 0).then_some(first_step),
-        "wall_seconds": secs,
-        "mlups": mlups,
-        "virtual_mlups": forest.virtual_mlups(),
-        "adaptations": t.adapt.count,
-        "adaptation_seconds": t.adapt.total().as_secs_f64(),
-        "adaptation_share": t.adaptation_share(),
-        "guard_seconds": t.guard.as_secs_f64(),
-        "units": s.scales.map(|u| serde_json::json!({ "dx_m": u.dx, "dt_s": u.dt, "density_kg_m3": u.density,
-            "velocity_m_s_per_lattice": u.velocity(), "reynolds": u.reynolds, "tau": u.tau })),
-        "series_outputs": outputs,
-        "series_wait_seconds": stall.as_secs_f64(),
-        "series_copy_seconds": copy.as_secs_f64(),
-        "series_writer_seconds": writer_busy.as_secs_f64(),
-        "blocks_per_level": forest.blocks_per_level(),
-        "leaf_cells_per_level": forest.cells_per_level(),
-        "profile": if s.profile { serde_json::Value::Array(levels) } else { serde_json::Value::Null },
-        "mass_drift": if finite { mass_drift } else { f64::NAN },
-        "last_pass_change": change,
-        "ghia_max_deviation": ghia.map(|(u, v)| serde_json::json!({ "u": u, "v": v })),
-    });
-    // Outside the macro: one more key exceeds its recursion limit.
-    summary["les"] = serde_json::to_value(s.config.les)?;
-    summary["graph_captures"] = t.graph_captures.into();
-    summary["graph_replays"] = t.graph_replays.into();
-    summary["graph_capture_seconds"] = t.graph_capture_time.as_secs_f64().into();
-    summary["dependent_launches"] = dependent.into();
-    summary["concurrent_levels"] = (!s.no_concurrent_levels).into();
-    summary["fused_exchanges"] = (!s.no_fused_exchanges).into();
-    summary["graph_updates"] = graph_updates.into();
-    summary["paired_cells"] = s.paired_cells.to_string().into();
-    if forest.backend() == ramus::Backend::Cuda {
-        summary["submissions"] = support::submissions_json(&t);
-    }
-    // A diverged run writes only its summary: no file with non-finite numbers.
-    if finite {
-        support::write_centerlines(&s.out, s.cavity.dim, &lines)?;
-        if s.output.plots {
-            support::cavity_plots(&s.out, &s.cavity, &lines)?;
-            support::series_plots(&s.out, "lid passes")?;
-        }
-        if s.output.vtu {
-            ramus::output::write_leaf_cells_vtu_binary(
-                s.out.join("cavity.vtu"),
-                dim,
-                &cells,
-                support::vtu_options(&s.output.amr),
-            )?;
-            let blocks = forest.active_blocks()?;
-            ramus::output::write_amr(&s.out, "cavity", &blocks, &s.output.amr)?;
-        }
-    }
-    support::write_json(&s.out.join("summary.json"), &summary)?;
-    println!("wrote {} ({})", s.out.display(), outcome.status());
     Ok(outcome)
 }
 

@@ -22,6 +22,7 @@ mod monitor;
 mod outputs;
 mod physics;
 mod plots;
+mod report;
 mod series;
 #[allow(unused_imports)] // not every example uses every part
 pub use monitor::{check_probes, parse_probe, Monitor, Probe};
@@ -31,6 +32,8 @@ pub use outputs::{OutputFlags, Outputs};
 pub use physics::CollisionFlags;
 #[allow(unused_imports)]
 pub use plots::{cavity_plots, series_plots, write_centerlines};
+#[allow(unused_imports)]
+pub use report::{performance_json, print_performance, print_profile, print_submissions, submissions_json};
 #[allow(unused_imports)]
 pub use series::{amr_output, remove_series, vtu_options, Series};
 
@@ -367,87 +370,4 @@ pub fn exit(result: Result<Outcome>) -> std::process::ExitCode {
             std::process::ExitCode::from(exit_code_of(&e, false))
         }
     }
-}
-
-/// What the host asked of the CUDA device: per root step of the stepping and per
-/// adaptation (kernel launches, graph launches, waits: the cost of a launch-bound run).
-pub fn print_submissions(t: &ramus::Timings) {
-    let per = |n: u64, d: u64| if d > 0 { n as f64 / d as f64 } else { 0.0 };
-    let (s, a) = (&t.stepping_submissions, &t.adapt.submissions);
-    println!(
-        "host submissions per root step: {:.1} kernel launches, {:.2} graph launches, {:.2} waits; \
-         per adaptation: {:.1} kernel launches, {:.1} copies, {:.1} waits",
-        per(s.kernel_launches, t.root_steps),
-        per(s.graph_launches, t.root_steps),
-        per(s.host_waits, t.root_steps),
-        per(a.kernel_launches, t.adapt.count),
-        per(a.copies, t.adapt.count),
-        per(a.host_waits, t.adapt.count)
-    );
-    if t.adapt.count > 0 && a.kernel_launches > 0 {
-        let n = t.adapt.count;
-        let part = |name: &str, l: &ramus::backend::Lap| {
-            let d = &l.submissions;
-            format!("{name} {:.1}/{:.1}/{:.1}", per(d.kernel_launches, n), per(d.copies, n), per(d.host_waits, n))
-        };
-        let a = &t.adapt;
-        let mut parts = vec![part("synchronise", &a.synchronize), part("criterion", &a.criterion)];
-        parts.extend(a.mesh_steps.iter().map(|(name, l)| part(name, l)));
-        parts.push(part("fill", &a.fill));
-        println!("  per adaptation by part (kernel launches/copies/waits): {}", parts.join(", "));
-        let us = |d: std::time::Duration| 1e6 * d.as_secs_f64() / n as f64;
-        let waited =
-            [("synchronise", &a.synchronize), ("criterion", &a.criterion), ("mesh", &a.mesh), ("fill", &a.fill)]
-                .map(|(name, l)| format!("{name} {:.0}", us(l.waited)));
-        println!(
-            "  host blocked in waits: {:.0} of {:.0} µs per adaptation (by part, µs: {}); stepping {:.3} of {:.3} s",
-            us(a.waited),
-            us(a.wall),
-            waited.join(", "),
-            t.stepping_waited.as_secs_f64(),
-            t.stepping.as_secs_f64()
-        );
-    }
-}
-
-/// [`print_submissions`]'s totals for the run's summary.
-pub fn submissions_json(t: &ramus::Timings) -> serde_json::Value {
-    let c = |d: &ramus::backend::DeviceCounters| {
-        serde_json::json!({ "kernel_launches": d.kernel_launches, "graph_launches": d.graph_launches,
-            "graph_updates": d.graph_updates, "copies": d.copies, "host_waits": d.host_waits })
-    };
-    let a = &t.adapt;
-    let mesh: serde_json::Map<String, serde_json::Value> =
-        a.mesh_steps.iter().map(|(n, l)| (n.to_string(), c(&l.submissions))).collect();
-    let parts = serde_json::json!({ "synchronize": c(&a.synchronize.submissions),
-        "criterion": c(&a.criterion.submissions), "mesh_steps": mesh, "fill": c(&a.fill.submissions) });
-    let waited = serde_json::json!({ "stepping": t.stepping_waited.as_secs_f64(),
-        "adaptation": a.waited.as_secs_f64(), "synchronize": a.synchronize.waited.as_secs_f64(),
-        "criterion": a.criterion.waited.as_secs_f64(), "mesh": a.mesh.waited.as_secs_f64(),
-        "fill": a.fill.waited.as_secs_f64() });
-    serde_json::json!({ "stepping": c(&t.stepping_submissions), "adaptation": c(&t.adapt.submissions),
-        "adaptation_parts": parts, "root_steps": t.root_steps, "adaptations": t.adapt.count,
-        "host_wait_seconds": waited })
-}
-
-/// Prints the time per level and routine (`--profile`).
-pub fn print_profile(t: &ramus::Timings) {
-    for (l, lt) in t.levels.iter().enumerate() {
-        println!(
-            "  level {l}: interpolate {:.3} s, collide+stream {:.3} s, average {:.3} s",
-            lt.interpolate.as_secs_f64(),
-            lt.stream_collide.as_secs_f64(),
-            lt.average.as_secs_f64()
-        );
-    }
-    let a = &t.adapt;
-    println!(
-        "  adaptation: synchronise {:.3} s, criterion {:.3} s, mesh {:.3} s, fill {:.3} s",
-        a.synchronize.time.as_secs_f64(),
-        a.criterion.time.as_secs_f64(),
-        a.mesh.time.as_secs_f64(),
-        a.fill.time.as_secs_f64()
-    );
-    let steps: Vec<String> = a.mesh_steps.iter().map(|(n, l)| format!("{n} {:.4}", l.time.as_secs_f64())).collect();
-    println!("  mesh routine steps (s): {}", steps.join(", "));
 }
