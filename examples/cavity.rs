@@ -317,6 +317,13 @@ impl Args {
     }
 }
 
+impl Setup {
+    /// Lid passes after `steps` root steps (the time axis of the series and the summary).
+    fn passes(&self, steps: u64) -> f64 {
+        steps as f64 * self.cavity.lid / self.cavity.n as f64
+    }
+}
+
 /// Picks the compile-time forest type for the run-time lattice, precision and storage.
 fn dispatch(s: &Setup) -> Result<Outcome> {
     use LatticeKind as L;
@@ -378,7 +385,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
     let (mut forest, mut history) = start::<D, Q, F, S>(s)?;
     let switches = configure(&mut forest, s);
     let first_step = forest.steps();
-    let passes_of = |steps: u64| steps as f64 * s.cavity.lid / s.cavity.n as f64;
+    let passes_of = |steps: u64| s.passes(steps);
     let mut series = Series::new(&s.out, s.output.output_every, s.output.amr.clone())?;
     series.at(&mut forest, &passes_of)?;
     let mut monitor = Monitor::new(
@@ -441,7 +448,7 @@ fn march<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
     monitor: &mut Monitor,
 ) -> Result<Outcome> {
     let steps = s.steps;
-    let passes_of = |steps: u64| steps as f64 * s.cavity.lid / s.cavity.n as f64;
+    let passes_of = |steps: u64| s.passes(steps);
     let last_pass = steps.saturating_sub(s.cavity.steps_for_passes(1.0));
     let mut progress = Progress::new(steps, forest.steps());
     let mut chunker = Chunker::new();
@@ -477,7 +484,7 @@ fn march<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
         }
         series.at(forest, &passes_of)?;
         monitor.at(forest, &passes_of)?;
-        progress.update(forest.steps(), &format!("{:.2} lid passes", passes_of(forest.steps())), forest.mlups());
+        progress.update(forest.steps(), &format!("{:.2} lid passes", s.passes(forest.steps())), forest.mlups());
     }
     progress.finish();
     Ok(outcome)

@@ -43,7 +43,7 @@ pub(crate) fn conclude<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage
     mut series: Series,
     mut monitor: Monitor,
 ) -> Result<Results> {
-    let passes_of = |steps: u64| steps as f64 * s.cavity.lid / s.cavity.n as f64;
+    let passes_of = |steps: u64| s.passes(steps);
     // The last steps since the guard's previous check: checked before anything is saved.
     if let Outcome::Completed | Outcome::Interrupted = outcome {
         match forest.check_health() {
@@ -134,7 +134,7 @@ pub(crate) fn print_summary<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolSt
     );
     println!(
         "lid passes: {:.3}, steps: {done} of {}{}, time in advance: {:.2} s",
-        done as f64 * c.lid / c.n as f64,
+        s.passes(done),
         s.steps,
         if r.first_step > 0 { format!(" (restarted at {})", r.first_step) } else { String::new() },
         forest.timings().stepping.as_secs_f64()
@@ -192,7 +192,7 @@ pub(crate) fn summary_json<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolSto
         "interpolation": rf.interpolation,
         "collision": s.config.collision,
         "les": s.config.les,
-        "passes": done as f64 * c.lid / c.n as f64,
+        "passes": s.passes(done),
         "steps": done,
         "steps_requested": s.steps,
         "restarted_at_step": (r.first_step > 0).then_some(r.first_step),
