@@ -376,14 +376,8 @@ fn run<F: Float, S: PoolStorage<F>>(s: &Setup) -> Result<Outcome> {
     let wall = start.elapsed().as_secs_f64();
     progress.finish();
     // The last steps since the guard's previous check: checked before anything is saved.
-    if let Outcome::Completed | Outcome::Interrupted = outcome {
-        match forest.check_health() {
-            Ok(()) => {}
-            Err(e @ ramus::Error::Diverged { .. }) => outcome = Outcome::Diverged(e.to_string()),
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if matches!(outcome, Outcome::Interrupted) || (outcome == Outcome::Completed && s.checkpoint_every.is_some()) {
+    outcome = outcome.after_last_check(&mut forest)?;
+    if outcome.ends_with_checkpoint(s.checkpoint_every) {
         save(&mut forest, &history)?;
     }
     let cells = forest.leaf_cells()?;

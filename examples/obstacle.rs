@@ -351,14 +351,8 @@ fn run<F: Float>(s: &Setup) -> Result<Outcome> {
     }
     let wall = wall_start.elapsed().as_secs_f64();
     progress.finish();
-    if let Outcome::Completed | Outcome::Interrupted = outcome {
-        match forest.check_health() {
-            Ok(()) => {}
-            Err(e @ ramus::Error::Diverged { .. }) => outcome = Outcome::Diverged(e.to_string()),
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if matches!(outcome, Outcome::Interrupted) || (outcome == Outcome::Completed && s.checkpoint_every.is_some()) {
+    outcome = outcome.after_last_check(&mut forest)?;
+    if outcome.ends_with_checkpoint(s.checkpoint_every) {
         save(&mut forest, &history)?;
     }
     let cells = forest.leaf_cells()?;

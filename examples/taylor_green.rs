@@ -221,13 +221,7 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float>(s: &Setup) -> Result<Outcome> 
         e.push(energy);
     }
     progress.finish();
-    if let Outcome::Completed | Outcome::Interrupted = outcome {
-        match forest.check_health() {
-            Ok(()) => {}
-            Err(err @ ramus::Error::Diverged { .. }) => outcome = Outcome::Diverged(err.to_string()),
-            Err(err) => return Err(err.into()),
-        }
-    }
+    outcome = outcome.after_last_check(&mut forest)?;
     let history = History::from_energy(t, e);
     let timings = forest.timings().clone();
     let (secs, mlups) = (timings.stepping.as_secs_f64(), timings.mlups());

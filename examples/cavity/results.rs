@@ -45,14 +45,8 @@ pub(crate) fn conclude<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage
 ) -> Result<Results> {
     let passes_of = |steps: u64| s.passes(steps);
     // The last steps since the guard's previous check: checked before anything is saved.
-    if let Outcome::Completed | Outcome::Interrupted = outcome {
-        match forest.check_health() {
-            Ok(()) => {}
-            Err(e @ ramus::Error::Diverged { .. }) => outcome = Outcome::Diverged(e.to_string()),
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if matches!(outcome, Outcome::Interrupted) || (outcome == Outcome::Completed && s.checkpoint_every.is_some()) {
+    outcome = outcome.after_last_check(forest)?;
+    if outcome.ends_with_checkpoint(s.checkpoint_every) {
         save(s, forest, history)?;
     }
     let lines = centerlines(&s.cavity, forest)?;

@@ -47,6 +47,7 @@ use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 use indicatif::{ProgressBar, ProgressStyle};
+use ramus::{Dim, Float, PoolStorage, VelocitySet};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -76,6 +77,29 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The stability guard's check of the steps since its last one, for a run that
+    /// completed or was interrupted (checked before anything is saved): `Diverged` if they
+    /// went unstable, the outcome as it was otherwise.
+    pub fn after_last_check<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
+        self,
+        forest: &mut ramus::Forest<D, Q, F, S>,
+    ) -> Result<Outcome> {
+        if let Outcome::Completed | Outcome::Interrupted = self {
+            match forest.check_health() {
+                Ok(()) => {}
+                Err(e @ ramus::Error::Diverged { .. }) => return Ok(Outcome::Diverged(e.to_string())),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(self)
+    }
+
+    /// Whether the run ends with a checkpoint: always when interrupted, and when it
+    /// completed with checkpoints asked for (`checkpoint_every`).
+    pub fn ends_with_checkpoint(&self, checkpoint_every: Option<u64>) -> bool {
+        matches!(self, Outcome::Interrupted) || (*self == Outcome::Completed && checkpoint_every.is_some())
+    }
+
     /// The value of `"status"`.
     pub fn status(&self) -> &'static str {
         match self {
