@@ -17,9 +17,11 @@
 //! type of that size.
 
 use crate::memory::Lens;
-use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::launch::Kernel;
+
+mod seen;
+pub use seen::{MarkSeen, MarkSeenArgs, TakeSeen, TakeSeenArgs};
 
 /// log2 of [`TILE`].
 pub const TILE_SHIFT: u32 = 11;
@@ -327,7 +329,7 @@ impl<O: ScanOut> Kernel for AddOffsets<O> {
 
 /// Global position of item `i` from the tile-local scan and the scanned tile offsets.
 #[inline(always)]
-unsafe fn position(local: *const u32, offsets: *const u64, i: usize) -> usize {
+pub(crate) unsafe fn position(local: *const u32, offsets: *const u64, i: usize) -> usize {
     ((*local.add(i) as u64).wrapping_add(*offsets.add(i >> TILE_SHIFT)) as u32) as usize
 }
 
@@ -488,70 +490,6 @@ crate::kernel_args! {
         pub keys_out: mut u32,
         pub values_out: mut u32,
         pub bit: val u32,
-    }
-}
-
-crate::kernel_args! {
-    /// Flags listed IDs in a per-ID array: `seen[ids[i]] = 1` where `valid` is null or
-    /// `valid[i] != 0`.
-    pub struct MarkSeenArgs {
-        pub ids: ref u32,
-        pub valid: ref u32,
-        pub seen: mut u32,
-    }
-}
-
-/// First half of a sort-free "sort, then unique" of block IDs: flags every listed ID in
-/// an array indexed by ID; [`TakeSeen`] then lists the flagged IDs in ascending order.
-/// The result equals the sorted distinct values, with O(n + range) work and no key passes.
-pub struct MarkSeen;
-
-impl Kernel for MarkSeen {
-    type Args = MarkSeenArgs;
-
-    fn max_items(l: &MarkSeenArgs<Lens>) -> Option<usize> {
-        Some(if l.valid == 0 { l.ids } else { l.ids.min(l.valid) })
-    }
-
-    #[inline(always)]
-    unsafe fn run(i: usize, a: &MarkSeenArgs) {
-        if a.valid.is_null() || *a.valid.add(i) != 0 {
-            // Several items may name one ID: atomic (relaxed) stores make those
-            // concurrent writes of the same value race-free; they compile to plain stores.
-            let p = a.seen.add(*a.ids.add(i) as usize);
-            AtomicU32::from_ptr(p).store(1, Ordering::Relaxed);
-        }
-    }
-}
-
-crate::kernel_args! {
-    /// Lists and clears the flagged IDs: `out[pos(i)] = i`, `flags[i] = 0` where
-    /// `flags[i] != 0` (`local`/`offsets`: the scan of `flags[i] != 0`).
-    pub struct TakeSeenArgs {
-        pub flags: mut u32,
-        pub local: ref u32,
-        pub offsets: ref u64,
-        pub out: mut u32,
-    }
-}
-
-/// Second half of the sort-free unique ([`MarkSeen`]): a compaction of the flag indices
-/// that also resets the flags, so the flag array is all zeros again for the next use.
-pub struct TakeSeen;
-
-impl Kernel for TakeSeen {
-    type Args = TakeSeenArgs;
-
-    fn max_items(l: &TakeSeenArgs<Lens>) -> Option<usize> {
-        Some(l.flags.min(l.local).min(l.offsets << TILE_SHIFT))
-    }
-
-    #[inline(always)]
-    unsafe fn run(i: usize, a: &TakeSeenArgs) {
-        if *a.flags.add(i) != 0 {
-            *a.out.add(position(a.local, a.offsets, i)) = i as u32;
-            *a.flags.add(i) = 0;
-        }
     }
 }
 
