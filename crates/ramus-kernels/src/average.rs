@@ -165,6 +165,7 @@ pub struct AverageToParents<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
 impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for AverageToParents<L, F, S, ODD> {
     type Args = CommArgs<F, S::Elem>;
+    const WRITES_MESH: bool = false;
 
     fn max_items(l: &CommArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.list * <L::Dim as Dim>::BLOCK_CELLS)

@@ -143,6 +143,7 @@ pub struct CurvedWall<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
 impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for CurvedWall<L, F, S, ODD> {
     type Args = WallArgs<F, S::Elem>;
+    const WRITES_MESH: bool = false;
 
     fn max_items(l: &WallArgs<F, S::Elem, Lens>) -> Option<usize> {
         let m = <L::Dim as Dim>::BLOCK_CELLS;

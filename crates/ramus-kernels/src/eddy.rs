@@ -271,6 +271,7 @@ pub struct CellVelocity<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
 impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for CellVelocity<L, F, S, ODD> {
     type Args = VelocityArgs<F, S::Elem>;
+    const WRITES_MESH: bool = false;
 
     fn max_items(l: &VelocityArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.ids * <L::Dim as Dim>::BLOCK_CELLS)

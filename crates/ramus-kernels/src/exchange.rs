@@ -91,6 +91,7 @@ pub struct AverageInterpolate<L, F, S, const CUBIC: bool>(PhantomData<(L, F, S)>
 
 impl<L: VelocitySet, F: Real, S: Storage<F>, const CUBIC: bool> Kernel for AverageInterpolate<L, F, S, CUBIC> {
     type Args = ExchangeArgs<F, S::Elem>;
+    const WRITES_MESH: bool = false;
 
     fn max_items(l: &ExchangeArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.comm.list.min(l.n as usize))

@@ -382,6 +382,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, const CUBIC: bool>
     for InterpolateChildren<L, F, S, ODD, CUBIC>
 {
     type Args = CommArgs<F, S::Elem>;
+    const WRITES_MESH: bool = false;
 
     fn max_items(l: &CommArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.list * <L::Dim as Dim>::BLOCK_CELLS)
@@ -499,6 +500,7 @@ pub struct InterpolateGhosts<L, F, S, const CUBIC: bool>(PhantomData<(L, F, S)>)
 
 impl<L: VelocitySet, F: Real, S: Storage<F>, const CUBIC: bool> Kernel for InterpolateGhosts<L, F, S, CUBIC> {
     type Args = GhostArgs<F, S::Elem>;
+    const WRITES_MESH: bool = false;
 
     fn max_items(l: &GhostArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.comm.list * <L::Dim as Dim>::BLOCK_CELLS)

@@ -37,6 +37,25 @@ pub unsafe fn run_items<K: Kernel>(start: usize, end: usize, args: *const (), it
     }
 }
 
+/// Where a kernel's reads of the mesh end and its reads of what the kernels before it
+/// write begin: with programmatic dependent launch (CUDA, compute capability 9.0 on) the
+/// host puts the wait for the kernel before it here (`griddepcontrol.wait`) instead of at
+/// the top of the entry, so that the ID list, the links and the flags a thread follows to
+/// its populations are loaded while that kernel still runs. Above the call a kernel may
+/// read only the mesh (see [`Kernel::WRITES_MESH`]) and write nothing; every path to a
+/// read or write of anything else passes a call. Elsewhere (the CPU, older GPUs) it
+/// orders the memory accesses around it and nothing more.
+#[inline(always)]
+pub fn wait_for_prior_kernels() {
+    // A comment in the PTX that the host's module builder replaces; an `asm!` with no
+    // `nomem` keeps the compiler from moving memory accesses across it.
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: a PTX comment, no instruction.
+    unsafe {
+        core::arch::asm!("// ramus.wait_for_prior_kernels", options(nostack, preserves_flags))
+    };
+}
+
 /// A data-parallel kernel.
 pub trait Kernel {
     /// Arguments, passed by value: a [`crate::kernel_args!`] struct in its raw form
@@ -45,6 +64,13 @@ pub trait Kernel {
     type Args: Family;
     /// CUDA threads per CTA (a tuning choice; items map to threads one to one).
     const THREADS: u32 = 256;
+    /// Whether the kernel may write the mesh: the ID sets and block lists, neighbour links,
+    /// block flags and cell masks, which a kernel may read before it waits for the kernels
+    /// before it ([`wait_for_prior_kernels`]). `true` unless the kernel declares otherwise,
+    /// as the stepping's kernels do (they write populations, eddy viscosities and
+    /// scratch): the CUDA backend lets such a kernel start early only behind kernels that
+    /// do not write the mesh.
+    const WRITES_MESH: bool = true;
 
     /// One work item.
     ///

@@ -39,7 +39,15 @@
 #![allow(clippy::needless_range_loop, clippy::neg_cmp_op_on_partial_ord)]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(abi_ptx, stdarch_nvptx, core_intrinsics, gpu_launch_sized_workgroup_mem, gpu_intrinsics, f16),
+    feature(
+        abi_ptx,
+        stdarch_nvptx,
+        core_intrinsics,
+        gpu_launch_sized_workgroup_mem,
+        gpu_intrinsics,
+        f16,
+        asm_experimental_arch
+    ),
     allow(internal_features)
 )]
 

@@ -208,6 +208,12 @@ unsafe fn store_pair<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
 /// ([`stream_collide`] for each, without a gradient LES model). As there, the even
 /// step's own slots and the odd step's links are loaded before the block's flags.
 ///
+/// It waits for the kernel before at the top of its entry, not after its mesh reads
+/// ([`crate::launch::wait_for_prior_kernels`]): it runs on levels of a million cells and
+/// more, where no kernel overlaps another's end, and the mesh reads before the wait
+/// slowed the uniform 2048² grid (BENCHMARKS.md, thirtieth session: D2Q9 f32/f16 −2 to
+/// −5 %).
+///
 /// # Safety
 /// As for [`stream_collide`]; on the GPU the pool is aligned to twice its element.
 #[inline(always)]
@@ -234,8 +240,8 @@ pub unsafe fn stream_collide_pair<L: VelocitySet, F: Real, S: Storage<F>, C: Col
         C::collide::<L, F>(&mut h1, p);
         return store_pair::<L, F, S, ODD>(fld, b, t0, (&l0, &l1), &h0, &h1);
     }
-    stream_collide::<L, F, S, C, ODD, false>(fld, p, les, tab, b, t0);
-    stream_collide::<L, F, S, C, ODD, false>(fld, p, les, tab, b, t0 + 1);
+    stream_collide::<L, F, S, C, ODD, false, false>(fld, p, les, tab, b, t0);
+    stream_collide::<L, F, S, C, ODD, false, false>(fld, p, les, tab, b, t0 + 1);
 }
 
 /// [`crate::stream::StreamCollide`] with two cells per item ([`stream_collide_pair`]):
@@ -246,6 +252,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kern
     for StreamCollidePairs<L, F, S, C, ODD>
 {
     type Args = StreamArgs<F, S::Elem>;
+    const WRITES_MESH: bool = false;
 
     fn max_items(l: &StreamArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(l.ids * (<L::Dim as Dim>::BLOCK_CELLS / 2))

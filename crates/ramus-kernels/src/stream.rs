@@ -41,6 +41,7 @@ use crate::collide::{c_dot, usq_term};
 use crate::collision::Collision;
 use crate::eddy::{cell_params, EddyField};
 use crate::lattice::{Dim, VelocitySet};
+use crate::launch::wait_for_prior_kernels;
 use crate::profile::{wall_velocity, ProfileTable};
 use crate::real::Real;
 use crate::storage::Storage;
@@ -340,11 +341,14 @@ unsafe fn collide_store<
 /// no link leads into them, so their slots are never read. With `GRAD` the cells relax
 /// with the gradient LES model of `p` ([`crate::eddy`]).
 ///
-/// Loads are issued before the block's flags arrive, so that the populations wait for
-/// one dependent load instead of two: the even step's own slots (read by this cell
-/// alone, and written only by it, whatever the flags: solid or not), the odd step's links
-/// (read-only). The odd step's populations wait for the flags: a solid cell must not read
-/// its neighbours' slots, which they write when they bounce back from it.
+/// With `EARLY` the mesh (the odd step's links, the block's flags) is read before the
+/// wait for the kernel before ([`wait_for_prior_kernels`]), so that with programmatic
+/// dependent launch those loads overlap that kernel's end and the populations wait for no
+/// mesh load after it; without, the caller has waited already, and the even step's own
+/// slots are loaded first. Either way they are loaded before the flags arrive (they are
+/// read by this cell alone, and written only by it, whatever the flags: solid or not).
+/// The odd step's populations wait for the flags: a solid cell must not read its
+/// neighbours' slots, which they write when they bounce back from it.
 ///
 /// # Safety
 /// As for [`load`]; the step must cover all cells of the level before the next starts.
@@ -358,6 +362,7 @@ pub unsafe fn stream_collide<
     C: Collision,
     const ODD: bool,
     const GRAD: bool,
+    const EARLY: bool,
 >(
     fld: &Field<S::Elem>,
     p: &StepParams<F>,
@@ -368,10 +373,48 @@ pub unsafe fn stream_collide<
 ) {
     let x = cell_coords(t);
     let none = L::Pop::<i32>::default();
-    let own = if ODD { L::Pop::<F>::default() } else { load::<L, F, S, false, false>(fld, b, t, &none) };
+    if !EARLY {
+        let own = if ODD { L::Pop::<F>::default() } else { load::<L, F, S, false, false>(fld, b, t, &none) };
+        let fluid_links = if ODD { odd_links::<L, _>(fld, b, x, false) } else { none };
+        let flags = *fld.onb.add(b);
+        return stream_collide_with::<L, F, S, C, ODD, GRAD>(fld, p, les, tab, b, t, own, fluid_links, flags);
+    }
     let fluid_links = if ODD { odd_links::<L, _>(fld, b, x, false) } else { none };
     // Uniform across the cells of a block: no divergence on the GPU.
     let flags = *fld.onb.add(b);
+    // The mesh is read: the populations are the kernel before's.
+    wait_for_prior_kernels();
+    let own = if ODD { L::Pop::<F>::default() } else { load::<L, F, S, false, false>(fld, b, t, &none) };
+    stream_collide_with::<L, F, S, C, ODD, GRAD>(fld, p, les, tab, b, t, own, fluid_links, flags)
+}
+
+/// [`stream_collide`] past its first loads: the even step's own slots `own`, the odd
+/// step's links `fluid_links` (as for a block without solid cells) and the block's
+/// `flags`.
+///
+/// # Safety
+/// As for [`stream_collide`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn stream_collide_with<
+    L: VelocitySet,
+    F: Real,
+    S: Storage<F>,
+    C: Collision,
+    const ODD: bool,
+    const GRAD: bool,
+>(
+    fld: &Field<S::Elem>,
+    p: &StepParams<F>,
+    les: &EddyField<F>,
+    tab: &ProfileTable<F>,
+    b: usize,
+    t: usize,
+    own: L::Pop<F>,
+    fluid_links: L::Pop<i32>,
+    flags: u32,
+) {
+    let x = cell_coords(t);
     if flags == 0 {
         let h = if ODD { load::<L, F, S, true, false>(fld, b, t, &fluid_links) } else { own };
         return collide_store::<L, F, S, C, ODD, false, GRAD>(fld, p, les, tab, b, t, &fluid_links, h);

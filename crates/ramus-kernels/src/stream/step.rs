@@ -111,6 +111,7 @@ pub struct StreamCollide<L, F, S, C, const ODD: bool>(PhantomData<(L, F, S, C)>)
 
 impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kernel for StreamCollide<L, F, S, C, ODD> {
     type Args = StreamArgs<F, S::Elem>;
+    const WRITES_MESH: bool = false;
 
     fn max_items(l: &StreamArgs<F, S::Elem, Lens>) -> Option<usize> {
         step_items::<L::Dim>(l)
@@ -123,7 +124,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kern
         let (k, t) = step_cell::<L::Dim>(i, a.blocks as usize, layered_pairs::<L, F, S>());
         let b = *a.ids.add(k) as usize;
         let (fld, les, tab) = a.views();
-        stream_collide::<L, F, S, C, ODD, false>(&fld, &a.params, &les, &tab, b, t);
+        stream_collide::<L, F, S, C, ODD, false, true>(&fld, &a.params, &les, &tab, b, t);
     }
 }
 
@@ -136,6 +137,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kern
     for StreamCollideGradient<L, F, S, C, ODD>
 {
     type Args = StreamArgs<F, S::Elem>;
+    const WRITES_MESH: bool = false;
 
     fn max_items(l: &StreamArgs<F, S::Elem, Lens>) -> Option<usize> {
         step_items::<L::Dim>(l)
@@ -147,7 +149,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kern
         let (k, t) = step_cell::<L::Dim>(i, a.blocks as usize, layered_pairs::<L, F, S>());
         let b = *a.ids.add(k) as usize;
         let (fld, les, tab) = a.views();
-        stream_collide::<L, F, S, C, ODD, true>(&fld, &a.params, &les, &tab, b, t);
+        stream_collide::<L, F, S, C, ODD, true, true>(&fld, &a.params, &les, &tab, b, t);
     }
 }
 

@@ -29,6 +29,7 @@ mod branches;
 mod buffers;
 mod checks;
 mod counters;
+mod early;
 mod erased;
 mod launch;
 mod readback;
@@ -37,6 +38,7 @@ pub use counters::DeviceCounters;
 
 use checks::{check_launch_size, checked_range, mismatch};
 pub(crate) use counters::Counters;
+pub(crate) use early::MeshWrites;
 use erased::{run_cpu, RawArgs, Site};
 use launch::{issue_launch, launch_key, set_node};
 
@@ -56,7 +58,9 @@ pub struct CudaDevice {
     stream: Arc<CudaStream>,
     /// The kernels' PTX, one module per entry point, loaded (JIT-compiled) at first use.
     ptx: PtxModules,
-    functions: Mutex<HashMap<String, CudaFunction>>,
+    /// Each loaded kernel, and whether it reads the mesh before its wait
+    /// ([`super::ptx::Module::reads_mesh_early`]).
+    functions: Mutex<HashMap<String, (CudaFunction, bool)>>,
     name: String,
     /// Page-locked staging memory for small reads (the scalar counts of the AMR routine):
     /// a copy from device memory into pinned memory avoids the driver's bounce buffer.
@@ -71,6 +75,9 @@ pub struct CudaDevice {
     /// Whether kernels are launched with programmatic stream serialisation (only if
     /// `dependent`; [`Device::set_dependent_launches`]).
     dependent_launches: AtomicBool,
+    /// Whether a kernel that may write the mesh may still run on `stream`: a kernel that
+    /// reads the mesh before its wait then starts after it ([`MeshWrites`]).
+    mesh_writes: MeshWrites,
     /// Whether the driver can capture graphs with branches ([`Device::dependencies`]).
     branches: bool,
     /// Whether the driver can also set a captured graph's kernel nodes in place (a new
@@ -295,11 +302,14 @@ impl Device {
             return Ok((f()?, Replay::Direct));
         }
         match f() {
-            Ok(r) => Ok((r, c.graphs.end(&c.stream, false, c.graph_updates.load(Ordering::Relaxed), &c.counters)?)),
+            Ok(r) => Ok((
+                r,
+                c.graphs.end(&c.stream, &c.mesh_writes, false, c.graph_updates.load(Ordering::Relaxed), &c.counters)?,
+            )),
             Err(e) => {
                 // The launches before the error run as they would have without recording;
                 // the error that stopped `f` is the one to report.
-                let _ = c.graphs.end(&c.stream, true, false, &c.counters);
+                let _ = c.graphs.end(&c.stream, &c.mesh_writes, true, false, &c.counters);
                 Err(e)
             }
         }
@@ -307,8 +317,9 @@ impl Device {
 
     /// Launches kernels with programmatic stream serialisation (programmatic dependent
     /// launch): each kernel's CTAs may start while the kernel before it ends, and wait
-    /// for it before their first instruction, so the launch latency between dependent
-    /// kernels overlaps the work; results are bitwise the same. On by default where the
+    /// for it before their first instruction (the step kernels: after reading the mesh,
+    /// and only behind kernels that do not write it; `device/early.rs`), so the launch
+    /// latency between dependent kernels overlaps the work; results are bitwise the same. On by default where the
     /// GPU supports it (compute capability 9.0 and later); the cached CUDA graphs are
     /// dropped when it changes. Returns whether it is on now: always `false` on the CPU
     /// and on earlier GPUs.
@@ -402,29 +413,32 @@ impl CudaDevice {
             counters: Counters::default(),
             dependent,
             dependent_launches: AtomicBool::new(dependent),
+            mesh_writes: MeshWrites::stream(),
             branches,
             node_updates,
             graph_updates: AtomicBool::new(node_updates),
         })
     }
 
-    fn function(&self, name: &str) -> Result<CudaFunction> {
+    /// The kernel `name`, loaded at its first use, and whether it reads the mesh before
+    /// its wait ([`super::ptx::Module::reads_mesh_early`]).
+    fn function(&self, name: &str) -> Result<(CudaFunction, bool)> {
         let mut cache = self.functions.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(f) = cache.get(name) {
             return Ok(f.clone());
         }
-        let text = self.ptx.module(name, self.dependent).ok_or_else(|| Error::Cuda {
+        let m = self.ptx.module(name, self.dependent).ok_or_else(|| Error::Cuda {
             context: format!("loading kernel {name}"),
             message: "the PTX has no such entry point".into(),
         })?;
         let module = self
             .ctx
-            .load_module(Ptx::from_src(text))
+            .load_module(Ptx::from_src(m.text))
             .map_err(|e| driver_error(&format!("loading kernel {name}"), e))?;
         // The function keeps its module alive.
         let f = module.load_function(name).map_err(|e| driver_error(&format!("loading kernel {name}"), e))?;
-        cache.insert(name.to_string(), f.clone());
-        Ok(f)
+        cache.insert(name.to_string(), (f.clone(), m.reads_mesh_early));
+        Ok((f, m.reads_mesh_early))
     }
 
     /// Launches `func` with `cfg`, now or recorded ([`Self::issue`]): the data-parallel
@@ -437,16 +451,19 @@ impl CudaDevice {
     unsafe fn submit(
         &self,
         site: &Site,
-        func: CudaFunction,
+        func: (CudaFunction, bool),
         cfg: LaunchConfig,
         count: Option<u64>,
         args: &RawArgs,
     ) -> Result<()> {
         let name = site.entry;
+        let (func, early) = func;
+        let writes = site.writes_mesh;
         let dependent = self.dependent_launches.load(Ordering::Relaxed);
         if !self.graphs.records_here() {
             // Issued now: nothing to keep, nothing to allocate.
             self.counters.kernels(1);
+            let dependent = self.mesh_writes.admit(dependent, early, writes);
             // SAFETY: the caller's contract (this function's).
             return unsafe { issue_launch(&self.stream, &func, (cfg, dependent), count, args.first(), name) };
         }
@@ -459,7 +476,9 @@ impl CudaDevice {
         // SAFETY: the caller's contract (this function's), for the launch as recorded.
         let issue: Issue = Box::new(move |target| match target {
             // SAFETY: the caller's contract (this function's), for the launch as recorded.
-            Target::Stream(stream) => unsafe { issue_launch(stream, &func, (cfg, dependent), count, a.first(), name) },
+            Target::Stream(stream, mesh) => unsafe {
+                issue_launch(stream, &func, (cfg, mesh.admit(dependent, early, writes)), count, a.first(), name)
+            },
             // SAFETY: as above; the node is one of a graph captured from a launch of the
             // same kernel (`GraphCache::end` updates only graphs of the same kernels).
             Target::Node { exec, node } => unsafe { set_node(exec, node, &func, cfg, count, a.first(), name) },
@@ -473,7 +492,7 @@ impl CudaDevice {
             None => Ok(()),
             Some(issue) => {
                 self.counters.kernels(1);
-                issue(Target::Stream(&self.stream))
+                issue(Target::Stream(&self.stream, &self.mesh_writes))
             }
         }
     }
@@ -481,7 +500,10 @@ impl CudaDevice {
     /// Issues the launches this thread has recorded and ends its recording: the first step
     /// of every operation other than a launch, so that it stays behind them in stream order.
     fn flush(&self) -> Result<()> {
-        self.graphs.flush(&self.stream, &self.counters)
+        self.graphs.flush(&self.stream, &self.mesh_writes, &self.counters)?;
+        // The operation that follows may write the mesh.
+        self.mesh_writes.unsettle();
+        Ok(())
     }
 
     /// Identifies the context, for checking where a [`Buffer`]'s memory lives.

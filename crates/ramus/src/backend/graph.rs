@@ -45,14 +45,15 @@ use cudarc::driver::CudaStream;
 
 use self::cache::Cache;
 use self::exec::{capture, instantiate, Exec};
-use super::device::Counters;
+use super::device::{Counters, MeshWrites};
 use crate::error::Result;
 
 /// Where a recorded launch goes.
 #[derive(Clone, Copy)]
 pub(crate) enum Target<'a> {
-    /// Issued on a stream (directly, or into a capture).
-    Stream(&'a Arc<CudaStream>),
+    /// Issued on a stream (directly, or into a capture), along with the operations that
+    /// may write the mesh before it there ([`MeshWrites`]).
+    Stream(&'a Arc<CudaStream>, &'a MeshWrites),
     /// Its parameters given to a kernel node of an executable graph in place.
     Node { exec: sys::CUgraphExec, node: sys::CUgraphNode },
 }
@@ -246,11 +247,11 @@ impl GraphCache {
     /// Ends the calling thread's recording, if any, issuing its pending launches directly
     /// on `stream`: what every non-launch operation does first, so that it comes after
     /// them in stream order.
-    pub fn flush(&self, stream: &Arc<CudaStream>, counters: &Counters) -> Result<()> {
+    pub fn flush(&self, stream: &Arc<CudaStream>, mesh: &MeshWrites, counters: &Counters) -> Result<()> {
         match self.take_own() {
             Some(rec) => {
                 counters.kernels(rec.issues.len());
-                rec.issues.iter().try_for_each(|issue| issue(Target::Stream(stream)))
+                rec.issues.iter().try_for_each(|issue| issue(Target::Stream(stream, mesh)))
             }
             None => Ok(()),
         }
@@ -264,13 +265,24 @@ impl GraphCache {
     /// `nodes`: the driver can name a capture's nodes and set their parameters; a graph
     /// of the same kernels and dependencies as the new sequence is then updated in place
     /// instead of capturing one ([`Cache::reuse`]).
-    pub fn end(&self, stream: &Arc<CudaStream>, direct: bool, nodes: bool, counters: &Counters) -> Result<Replay> {
+    ///
+    /// `mesh`: the stream's [`MeshWrites`], which the launches issued directly follow; a
+    /// graph launched unsettles it (its last kernels may still run).
+    pub fn end(
+        &self,
+        stream: &Arc<CudaStream>,
+        mesh: &MeshWrites,
+        direct: bool,
+        nodes: bool,
+        counters: &Counters,
+    ) -> Result<Replay> {
         let Some(rec) = self.take_own() else { return Ok(Replay::Direct) };
         if direct || rec.issues.is_empty() {
             counters.kernels(rec.issues.len());
-            rec.issues.iter().try_for_each(|issue| issue(Target::Stream(stream)))?;
+            rec.issues.iter().try_for_each(|issue| issue(Target::Stream(stream, mesh)))?;
             return Ok(Replay::Direct);
         }
+        mesh.unsettle();
         let mut cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(exec) = cached.find(&rec.names, &rec.key) {
             counters.graph();

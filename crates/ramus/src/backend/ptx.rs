@@ -94,31 +94,40 @@ impl PtxModules {
     /// `dependent` (a GPU of compute capability 9.0 or later): every thread first lets the
     /// next kernel in the stream launch (`griddepcontrol.launch_dependents`) and then
     /// waits until the kernel before it has completed and its writes are visible
-    /// (`griddepcontrol.wait`), before any other instruction. A launch with programmatic
-    /// stream serialisation ([`super::device`]) then overlaps its start with the end of
-    /// the kernel before it, and nothing it reads or writes is touched early; without that
-    /// attribute the wait returns at once. The instructions need PTX ISA 7.8 and `sm_90`,
-    /// which the module then declares (the embedded PTX targets `sm_70`: the code is the
-    /// same, only what the module may use grows).
-    pub fn module(&self, name: &str, dependent: bool) -> Option<String> {
+    /// (`griddepcontrol.wait`): before any other instruction, or, in an entry that marks
+    /// where its reads of the mesh end ([`ramus_kernels::launch::wait_for_prior_kernels`]),
+    /// there ([`Module::reads_mesh_early`]). A launch with programmatic stream
+    /// serialisation ([`super::device`]) then overlaps its start with the end of the kernel
+    /// before it, and nothing that kernel writes is touched early; without that attribute
+    /// the wait returns at once. The instructions need PTX ISA 7.8 and `sm_90`, which the
+    /// module then declares (the embedded PTX targets `sm_70`: the code is the same, only
+    /// what the module may use grows).
+    pub fn module(&self, name: &str, dependent: bool) -> Option<Module> {
         let entry = &self.text[self.entries.get(name)?.clone()];
         let [prelude, epilogue] = [&self.prelude, &self.epilogue].map(|r| &self.text[r.clone()]);
         let cap = REGISTER_CAPS.iter().find(|(n, _)| *n == name).map(|&(_, c)| c);
         let mut entry = Cow::Borrowed(entry);
         let mut prelude = Cow::Borrowed(prelude);
+        let mut reads_mesh_early = false;
         if dependent {
             let at = first_instruction(&entry)?;
-            entry = Cow::Owned(format!("{}{DEPENDENT_LAUNCH}{}", &entry[..at], &entry[at..]));
+            reads_mesh_early = entry.contains(WAIT_MARK);
+            entry = Cow::Owned(if reads_mesh_early {
+                format!("{}{LAUNCH_DEPENDENTS}{}", &entry[..at], &entry[at..]).replace(WAIT_MARK, WAIT)
+            } else {
+                format!("{}{DEPENDENT_LAUNCH}{}", &entry[..at], &entry[at..])
+            });
             prelude = Cow::Owned(for_sm_90(&prelude)?);
         }
         // A performance directive sits between the parameter list and the body.
         let body = cap.and_then(|_| entry.find("\n{\n"));
-        Some(match (cap, body) {
+        let text = match (cap, body) {
             (Some(cap), Some(at)) => {
                 format!("{prelude}{}\n.maxnreg {cap}{}{epilogue}", &entry[..at], &entry[at..])
             }
             _ => [&*prelude, &*entry, epilogue].concat(),
-        })
+        };
+        Some(Module { text, reads_mesh_early })
     }
 
     /// Whether [`Self::module`] can give modules for programmatic dependent launch (the
@@ -134,8 +143,25 @@ impl PtxModules {
     }
 }
 
+/// A kernel's PTX module ([`PtxModules::module`]).
+pub(crate) struct Module {
+    /// The PTX text.
+    pub text: String,
+    /// The entry reads the mesh before it waits for the kernel before it (its wait is at
+    /// the mark of [`ramus_kernels::launch::wait_for_prior_kernels`]): a launch may then
+    /// start early only behind kernels that do not write the mesh
+    /// ([`ramus_kernels::launch::Kernel::WRITES_MESH`]).
+    pub reads_mesh_early: bool,
+}
+
 /// The instructions of programmatic dependent launch at the top of an entry's body.
 const DEPENDENT_LAUNCH: &str = "\tgriddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;\n";
+/// The first of them alone, where the entry marks its wait ([`WAIT_MARK`]).
+const LAUNCH_DEPENDENTS: &str = "\tgriddepcontrol.launch_dependents;\n";
+/// The comment [`ramus_kernels::launch::wait_for_prior_kernels`] leaves in the PTX, and
+/// what replaces it.
+const WAIT_MARK: &str = "// ramus.wait_for_prior_kernels";
+const WAIT: &str = "griddepcontrol.wait;";
 
 /// Where the first instruction of `entry`'s body starts: after the body's `{` and its
 /// register declarations. `None` if the entry has no body.
@@ -175,7 +201,7 @@ mod tests {
         let total = embedded().matches(".visible .entry ").count();
         assert_eq!(ptx.len(), total);
         for name in ["stream_collide_odd_d3q19_f32_bgk", "prim_scan_tiles_u32", "pack_blocks_b4"] {
-            let m = ptx.module(name, false).expect(name);
+            let m = ptx.module(name, false).expect(name).text;
             assert!(m.starts_with("//") && m.contains(".version ") && m.contains(".target sm_70"), "{name}: prelude");
             assert_eq!(m.matches(".visible .entry ").count(), 1, "{name}: one entry");
             assert!(m.contains(&format!(".visible .entry {name}(")), "{name}: its entry");
@@ -190,7 +216,7 @@ mod tests {
     fn capped_entries_carry_their_register_cap_before_their_body() {
         let ptx = PtxModules::parse(embedded()).expect("parse");
         for (name, cap) in REGISTER_CAPS {
-            let m = ptx.module(name, false).expect(name);
+            let m = ptx.module(name, false).expect(name).text;
             let head = format!(".visible .entry {name}(");
             let entry = &m[m.find(&head).expect(name)..];
             let directive = format!("\n.maxnreg {cap}\n{{\n");
@@ -198,36 +224,61 @@ mod tests {
             assert_eq!(entry[..at].matches('{').count(), 0, "{name}: the directive precedes the body");
             assert_eq!(m.matches(".maxnreg").count(), 1, "{name}: one directive");
         }
-        let uncapped = ptx.module("stream_collide_even_d3q19_f32_bgk", false).expect("even step");
+        let uncapped = ptx.module("stream_collide_even_d3q19_f32_bgk", false).expect("even step").text;
         assert!(!uncapped.contains(".maxnreg"));
     }
 
+    /// The entries of [`ramus_kernels::stream::StreamCollide`] and
+    /// [`ramus_kernels::stream::StreamCollideGradient`].
+    fn early_step(name: &str) -> bool {
+        name.starts_with("stream_collide_") && !name.starts_with("stream_collide_pairs_")
+    }
+
     #[test]
-    fn dependent_modules_wait_for_the_kernel_before_them_first() {
+    fn dependent_modules_wait_for_the_kernel_before_them_first_or_where_marked() {
         let ptx = PtxModules::parse(embedded()).expect("parse");
         assert!(ptx.dependent_ready());
         let mut names: Vec<&str> = ptx.entries.keys().map(String::as_str).collect();
         names.sort_unstable();
+        let mut marked = 0;
         for name in names {
             let plain = ptx.module(name, false).expect(name);
-            let m = ptx.module(name, true).expect(name);
+            let dependent = ptx.module(name, true).expect(name);
+            let (m, marks) = (&dependent.text, plain.text.matches(WAIT_MARK).count());
+            assert!(!plain.reads_mesh_early, "{name}: no early reads without the instructions");
+            assert_eq!(dependent.reads_mesh_early, marks > 0, "{name}");
             assert!(m.contains("\n.version 7.8\n") && m.contains("\n.target sm_90\n"), "{name}: PTX ISA 7.8, sm_90");
-            assert_eq!(m.matches("griddepcontrol.wait;").count(), 1, "{name}: one wait");
-            // Nothing but the entry's declarations before the two instructions.
+            assert!(!m.contains(WAIT_MARK), "{name}: every mark replaced");
+            // Nothing but the entry's declarations before the first instruction(s).
+            let first = if marks > 0 { LAUNCH_DEPENDENTS } else { DEPENDENT_LAUNCH };
             let body = &m[m.find(&format!(".visible .entry {name}(")).expect(name)..];
             let body = &body[body.find("\n{\n").expect("body") + 3..];
-            let head = &body[..body.find(DEPENDENT_LAUNCH).expect("the instructions")];
+            let head = &body[..body.find(first).expect("the instructions")];
             let declaration = |l: &str| [".reg", ".local", ".shared"].iter().any(|d| l.trim().starts_with(d));
             assert!(head.lines().all(|l| l.trim().is_empty() || declaration(l)), "{name}: {head}");
             assert!(!head.is_empty(), "{name}: the body declares registers first");
+            if marks > 0 {
+                // Only the per-cell step kernels mark their wait (the contract of the mark
+                // is theirs; the paired step waits first).
+                assert!(early_step(name), "{name}: marks its wait");
+                assert!(!body.starts_with(DEPENDENT_LAUNCH) && !m.contains(DEPENDENT_LAUNCH), "{name}");
+                assert_eq!(m.matches(WAIT).count(), marks, "{name}: a wait at each mark");
+                marked += 1;
+            } else {
+                assert_eq!(m.matches(WAIT).count(), 1, "{name}: one wait");
+            }
             // Otherwise the module is the plain one.
-            let back = m.replacen(DEPENDENT_LAUNCH, "", 1).replacen(".target sm_90", ".target sm_70", 1);
-            assert_eq!(back.replacen(".version 7.8", "", 1), plain.replacen(".version 6.0", "", 1), "{name}");
+            let back = m.replacen(first, "", 1).replace(WAIT, WAIT_MARK).replacen(".target sm_90", ".target sm_70", 1);
+            assert_eq!(back.replacen(".version 7.8", "", 1), plain.text.replacen(".version 6.0", "", 1), "{name}");
         }
+        // Every per-cell step kernel: the plain and gradient-LES entries of each lattice,
+        // precision, storage and operator, even and odd.
+        assert!(marked > 0 && marked == ptx.entries.keys().filter(|n| early_step(n)).count());
         // With a register cap, both.
         let (name, cap) = REGISTER_CAPS[1];
         let m = ptx.module(name, true).expect(name);
-        assert!(m.contains(&format!("\n.maxnreg {cap}\n{{\n")) && m.contains(DEPENDENT_LAUNCH), "{name}");
+        assert!(m.text.contains(&format!("\n.maxnreg {cap}\n{{\n")) && m.text.contains(LAUNCH_DEPENDENTS), "{name}");
+        assert!(m.reads_mesh_early, "{name}");
     }
 
     #[test]

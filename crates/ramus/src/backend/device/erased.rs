@@ -27,6 +27,8 @@ pub(super) struct Site {
     pub cooperative: bool,
     /// [`Kernel::THREADS`].
     pub threads: u32,
+    /// [`Kernel::WRITES_MESH`].
+    pub writes_mesh: bool,
     /// [`Entry::cpu_run`].
     pub cpu: CpuRun,
     /// [`ArgBytes`] of the `K::Args` at the address given.
@@ -39,6 +41,7 @@ impl Site {
             entry: K::ENTRY,
             cooperative: K::COOPERATIVE,
             threads: K::THREADS,
+            writes_mesh: K::WRITES_MESH,
             cpu: K::cpu_run(),
             key: key_of::<K::Args>,
         }

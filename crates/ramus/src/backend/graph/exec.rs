@@ -10,6 +10,7 @@ use cudarc::driver::CudaStream;
 
 use super::{deps_of, Issue, Target};
 use crate::backend::cuda::driver_error;
+use crate::backend::device::MeshWrites;
 use crate::error::{Error, Result};
 
 /// An instantiated CUDA graph, destroyed on drop. (cudarc's `CudaGraph` cannot be built
@@ -91,10 +92,12 @@ pub(super) fn capture(
     stream
         .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
         .map_err(|e| driver_error("beginning a CUDA graph capture", e))?;
+    // A graph's launch waits for everything before it: its first kernels may start early.
+    let mesh = MeshWrites::capture(deps.is_some());
     let issued = if deps.is_none() && !nodes {
-        issues.iter().try_for_each(|issue| issue(Target::Stream(stream))).map(|()| None)
+        issues.iter().try_for_each(|issue| issue(Target::Stream(stream, &mesh))).map(|()| None)
     } else {
-        issue_tracked(stream, issues, deps).map(Some)
+        issue_tracked(stream, &mesh, issues, deps).map(Some)
     };
     // SAFETY: the stream is live and capturing (begun above, on this thread).
     let graph = unsafe { result::stream::end_capture(stream.cu_stream()) };
@@ -114,6 +117,7 @@ pub(super) fn capture(
 /// `None`: the launch before it, the stream's own order), and returns the node each added.
 fn issue_tracked(
     stream: &Arc<CudaStream>,
+    mesh: &MeshWrites,
     issues: &[Issue],
     deps: Option<(&[u32], &[u32])>,
 ) -> Result<Vec<sys::CUgraphNode>> {
@@ -139,7 +143,7 @@ fn issue_tracked(
             .result()
             .map_err(failed)?;
         }
-        issue(Target::Stream(stream))?;
+        issue(Target::Stream(stream, mesh))?;
         let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
         let mut added: *const sys::CUgraphNode = std::ptr::null();
         let mut n = 0usize;
