@@ -47,7 +47,7 @@ use crate::real::Real;
 use crate::storage::Storage;
 
 mod step;
-pub use step::{layered_pairs, step_cell, StreamArgs, StreamCollide, StreamCollideGradient};
+pub use step::{layered_pairs, step_cell, Step, StreamArgs, StreamCollide, StreamCollideGradient};
 
 /// Face kind in [`StepParams::face_kind`]: half-way bounce-back with a known velocity.
 pub const FACE_VELOCITY: u32 = 0;

@@ -106,10 +106,22 @@ impl<F: Real, P> StreamArgs<F, P> {
 }
 
 /// One fused collide-and-stream step over the cells of the blocks in an ID set with the
-/// collision operator `C`: even (`ODD = false`) or odd AA step.
-pub struct StreamCollide<L, F, S, C, const ODD: bool>(PhantomData<(L, F, S, C)>);
+/// collision operator `C`: even (`ODD = false`) or odd AA step; with `GRAD` under a
+/// gradient LES model (WALE, Vreman: [`crate::eddy`]). Launched as [`StreamCollide`] and
+/// [`StreamCollideGradient`].
+pub struct Step<L, F, S, C, const ODD: bool, const GRAD: bool>(PhantomData<(L, F, S, C)>);
 
-impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kernel for StreamCollide<L, F, S, C, ODD> {
+/// The plain step ([`Step`] without a gradient LES model).
+pub type StreamCollide<L, F, S, C, const ODD: bool> = Step<L, F, S, C, ODD, false>;
+
+/// The step under a gradient LES model, a kernel of its own so that the plain step keeps
+/// its registers. The host launches it after [`crate::eddy::CellVelocity`] has written the
+/// level's velocities.
+pub type StreamCollideGradient<L, F, S, C, const ODD: bool> = Step<L, F, S, C, ODD, true>;
+
+impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool, const GRAD: bool> Kernel
+    for Step<L, F, S, C, ODD, GRAD>
+{
     type Args = StreamArgs<F, S::Elem>;
     const WRITES_MESH: bool = false;
 
@@ -124,32 +136,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kern
         let (k, t) = step_cell::<L::Dim>(i, a.blocks as usize, layered_pairs::<L, F, S>());
         let b = *a.ids.add(k) as usize;
         let (fld, les, tab) = a.views();
-        stream_collide::<L, F, S, C, ODD, false, true>(&fld, &a.params, &les, &tab, b, t);
-    }
-}
-
-/// [`StreamCollide`] under a gradient LES model (WALE, Vreman: [`crate::eddy`]), a kernel
-/// of its own so that the plain step keeps its registers. The host launches it after
-/// [`crate::eddy::CellVelocity`] has written the level's velocities.
-pub struct StreamCollideGradient<L, F, S, C, const ODD: bool>(PhantomData<(L, F, S, C)>);
-
-impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kernel
-    for StreamCollideGradient<L, F, S, C, ODD>
-{
-    type Args = StreamArgs<F, S::Elem>;
-    const WRITES_MESH: bool = false;
-
-    fn max_items(l: &StreamArgs<F, S::Elem, Lens>) -> Option<usize> {
-        step_items::<L::Dim>(l)
-    }
-    const THREADS: u32 = 128;
-
-    #[inline(always)]
-    unsafe fn run(i: usize, a: &StreamArgs<F, S::Elem>) {
-        let (k, t) = step_cell::<L::Dim>(i, a.blocks as usize, layered_pairs::<L, F, S>());
-        let b = *a.ids.add(k) as usize;
-        let (fld, les, tab) = a.views();
-        stream_collide::<L, F, S, C, ODD, true, true>(&fld, &a.params, &les, &tab, b, t);
+        stream_collide::<L, F, S, C, ODD, GRAD, true>(&fld, &a.params, &les, &tab, b, t);
     }
 }
 
