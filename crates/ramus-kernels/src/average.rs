@@ -37,7 +37,7 @@ use crate::interpolate::{
     add_scaled, cell_eddy, join, scale_neq, set_cell_eddy, shift_momentum, split, CommArgs, Split,
 };
 use crate::lattice::{Dim, VelocitySet};
-use crate::launch::Kernel;
+use crate::launch::{wait_for_prior_kernels, Kernel};
 use crate::les::{les_factors, LesTransfer};
 use crate::mrt::{les_group_factors, scale_neq_mrt, MrtTransfer, Rates};
 use crate::real::Real;
@@ -175,7 +175,11 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for Average
     #[inline(always)]
     unsafe fn run(i: usize, a: &CommArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
-        average_cell::<L, F, S, ODD>(a, *a.list.add(i / m) as usize, i & (m - 1));
+        let (q, j) = (*a.list.add(i / m) as usize, i & (m - 1));
+        let Some(first) = averaged_from::<L, F, S::Elem>(a, q, j) else { return };
+        // The mesh is read: the children's populations are the kernels before's.
+        wait_for_prior_kernels();
+        average_from::<L, F, S, ODD>(a, q, j, first);
     }
 }
 
@@ -191,11 +195,25 @@ pub unsafe fn average_cell<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bo
     q: usize,
     j: usize,
 ) {
+    if let Some(first) = averaged_from::<L, F, S::Elem>(a, q, j) {
+        average_from::<L, F, S, ODD>(a, q, j, first);
+    }
+}
+
+/// The mesh's part of [`average_cell`]: the first child of `q` if coarse cell `j` is
+/// written (`q` has children and the mode `a.masked` admits the cell by its children's
+/// masks), `None` otherwise. Reads only the mesh (child links, cell masks), so a kernel
+/// may call it before [`wait_for_prior_kernels`].
+///
+/// # Safety
+/// As for [`average_cell`].
+#[inline(always)]
+pub unsafe fn averaged_from<L: VelocitySet, F: Real, P>(a: &CommArgs<F, P>, q: usize, j: usize) -> Option<usize> {
     let m = <L::Dim as Dim>::BLOCK_CELLS;
     // Lists may hold whole ID sets: blocks without children have nothing to average.
     let first = *a.child.add(q);
     if first < 0 {
-        return;
+        return None;
     }
     let first = first as usize;
     if a.masked != AVERAGE_ALL {
@@ -208,9 +226,24 @@ pub unsafe fn average_cell<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bo
             interface |= v == CELL_INTERFACE;
         }
         if ghost || (a.masked == AVERAGE_INTERFACE && !interface) {
-            return;
+            return None;
         }
     }
+    Some(first)
+}
+
+/// The data's part of [`average_cell`]: coarse cell `j` of `q` averaged from the children
+/// from `first` on ([`averaged_from`]).
+///
+/// # Safety
+/// As for [`average_cell`], with `first` from [`averaged_from`].
+#[inline(always)]
+pub unsafe fn average_from<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
+    a: &CommArgs<F, S::Elem>,
+    q: usize,
+    j: usize,
+    first: usize,
+) {
     let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
     let (h, nu) = average_eddy::<L, F, _>(j, a.factor, a.factor_odd, a.shift, &a.les, &a.mrt, |k, t| {
         (load_cell::<L, F, S, false>(&fld, first + k, t), cell_eddy::<L, F, _>(a, first + k, t))

@@ -20,11 +20,11 @@
 
 use core::marker::PhantomData;
 
-use crate::average::average_cell;
+use crate::average::{average_cell, average_from, averaged_from};
 use crate::interpolate::{interpolate_cell, CommArgs};
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
-use crate::launch::Kernel;
+use crate::launch::{wait_for_prior_kernels, Kernel};
 use crate::les::LesTransfer;
 use crate::memory::Lens;
 use crate::mrt::MrtTransfer;
@@ -122,7 +122,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const CUBIC: bool> Kernel for Avera
 /// `t / 4^D` (if there is one), the CTA synchronises, then the threads interpolate the
 /// parents' children cell by cell (ghost cells only).
 ///
-/// Every thread reaches the barrier (no early exit before it).
+/// Every thread reaches the barrier (no early exit before it). Each reads the mesh of its
+/// averaging first and then waits for the kernels before ([`wait_for_prior_kernels`]).
 ///
 /// # Safety
 /// Launched with [`EXCHANGE_CTA`] threads per CTA and `⌈n / exchange_parents⌉` CTAs;
@@ -138,9 +139,16 @@ pub unsafe fn average_interpolate_cooperative<C: Cta, L: VelocitySet, F: Real, S
     let first_parent = cta.block() * parents;
     let th = cta.thread();
     let n = a.n as usize;
+    let mut average = None;
     if th < parents * m && first_parent + th / m < n {
         let q = *a.comm.list.add(first_parent + th / m) as usize;
-        average_cell::<L, F, S, true>(&a.comm, q, th % m);
+        average = averaged_from::<L, F, S::Elem>(&a.comm, q, th % m).map(|first| (q, first));
+    }
+    // The mesh is read: the populations are the kernels before's. Every thread waits, as
+    // every thread reads them after the barrier.
+    wait_for_prior_kernels();
+    if let Some((q, first)) = average {
+        average_from::<L, F, S, true>(&a.comm, q, th % m, first);
     }
     cta.sync();
     let interp = interpolation(a);

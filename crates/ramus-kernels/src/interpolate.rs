@@ -38,7 +38,7 @@ use crate::amr::CELL_GHOST;
 use crate::collide::{equilibrium_dir, moments, usq_term};
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
-use crate::launch::Kernel;
+use crate::launch::{wait_for_prior_kernels, Kernel};
 use crate::les::{les_factors, LesTransfer};
 use crate::mrt::{les_group_factors, scale_neq_mrt, MrtTransfer, Rates};
 use crate::real::Real;
@@ -392,7 +392,11 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, const CUBIC: bool>
     #[inline(always)]
     unsafe fn run(i: usize, a: &CommArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
-        interpolate_cell::<L, F, S, ODD, CUBIC>(a, *a.list.add(i / m) as usize, i & (m - 1));
+        let (c, t) = (*a.list.add(i / m) as usize, i & (m - 1));
+        let Some((q, k)) = interpolated_from::<L, F, S::Elem>(a, c, t) else { return };
+        // The mesh is read: the parent's populations are the kernels before's.
+        wait_for_prior_kernels();
+        interpolate_from::<L, F, S, ODD, CUBIC>(a, c, t, q, k);
     }
 }
 
@@ -408,12 +412,45 @@ pub unsafe fn interpolate_cell<L: VelocitySet, F: Real, S: Storage<F>, const ODD
     c: usize,
     t: usize,
 ) {
+    if let Some((q, k)) = interpolated_from::<L, F, S::Elem>(a, c, t) {
+        interpolate_from::<L, F, S, ODD, CUBIC>(a, c, t, q, k);
+    }
+}
+
+/// The mesh's part of [`interpolate_cell`]: the parent `q` of child `c` and the child's
+/// position `k` among its siblings if cell `t` is written (every cell, or with
+/// `a.masked != 0` ghost cells only), `None` otherwise. Reads only the mesh (cell masks,
+/// parent and child links), so a kernel may call it before [`wait_for_prior_kernels`].
+///
+/// # Safety
+/// As for [`interpolate_cell`].
+#[inline(always)]
+pub unsafe fn interpolated_from<L: VelocitySet, F: Real, P>(
+    a: &CommArgs<F, P>,
+    c: usize,
+    t: usize,
+) -> Option<(usize, usize)> {
     let m = <L::Dim as Dim>::BLOCK_CELLS;
     if a.masked != 0 && *a.cell_mask.add(c * m + t) != CELL_GHOST {
-        return;
+        return None;
     }
     let q = *a.parent.add(c) as usize;
-    let k = c - *a.child.add(q) as usize;
+    Some((q, c - *a.child.add(q) as usize))
+}
+
+/// The data's part of [`interpolate_cell`]: cell `t` of child `c`, at position `k` under
+/// parent `q` ([`interpolated_from`]), interpolated from the parent's cells.
+///
+/// # Safety
+/// As for [`interpolate_cell`], with `q` and `k` from [`interpolated_from`].
+#[inline(always)]
+pub unsafe fn interpolate_from<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, const CUBIC: bool>(
+    a: &CommArgs<F, S::Elem>,
+    c: usize,
+    t: usize,
+    q: usize,
+    k: usize,
+) {
     let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
     let acc = interpolate_acc::<L, F, CUBIC, _>(
         k,
@@ -457,6 +494,7 @@ pub struct RescaleParents<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
 impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for RescaleParents<L, F, S, ODD> {
     type Args = GhostArgs<F, S::Elem>;
+    const WRITES_MESH: bool = false;
 
     fn max_items(l: &GhostArgs<F, S::Elem, Lens>) -> Option<usize> {
         Some(
@@ -473,6 +511,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for Rescale
         let pos = i / m;
         let q = *a.list.add(pos) as usize;
         let t = i & (m - 1);
+        // The list is the mesh's: what follows is the kernels before's.
+        wait_for_prior_kernels();
         if t == 0 {
             *g.slot.add(q) = pos as u32;
         }
@@ -513,11 +553,9 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const CUBIC: bool> Kernel for Inter
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let c = *a.list.add(i / m) as usize;
         let t = i & (m - 1);
-        if a.masked != 0 && *a.cell_mask.add(c * m + t) != CELL_GHOST {
-            return;
-        }
-        let q = *a.parent.add(c) as usize;
-        let k = c - *a.child.add(q) as usize;
+        let Some((q, k)) = interpolated_from::<L, F, S::Elem>(a, c, t) else { return };
+        // The mesh is read: the parents' slots and split cells are the kernel before's.
+        wait_for_prior_kernels();
         let base = *g.slot.add(q) as usize * split_values::<L>() * m;
         let sample = |j: usize| {
             let mut s = Split::<L::Pop<F>, F>::default();

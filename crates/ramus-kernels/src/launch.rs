@@ -40,8 +40,8 @@ pub unsafe fn run_items<K: Kernel>(start: usize, end: usize, args: *const (), it
 /// Where a kernel's reads of the mesh end and its reads of what the kernels before it
 /// write begin: with programmatic dependent launch (CUDA, compute capability 9.0 on) the
 /// host puts the wait for the kernel before it here (`griddepcontrol.wait`) instead of at
-/// the top of the entry, so that the ID list, the links and the flags a thread follows to
-/// its populations are loaded while that kernel still runs. Above the call a kernel may
+/// the top of the entry, so that the ID list, the links, the flags and the masks a thread
+/// follows to its populations are loaded while that kernel still runs. Above the call a kernel may
 /// read only the mesh (see [`Kernel::WRITES_MESH`]) and write nothing; every path to a
 /// read or write of anything else passes a call. Elsewhere (the CPU, older GPUs) it
 /// orders the memory accesses around it and nothing more.
@@ -64,12 +64,12 @@ pub trait Kernel {
     type Args: Family;
     /// CUDA threads per CTA (a tuning choice; items map to threads one to one).
     const THREADS: u32 = 256;
-    /// Whether the kernel may write the mesh: the ID sets and block lists, neighbour links,
-    /// block flags and cell masks, which a kernel may read before it waits for the kernels
-    /// before it ([`wait_for_prior_kernels`]). `true` unless the kernel declares otherwise,
-    /// as the stepping's kernels do (they write populations, eddy viscosities and
-    /// scratch): the CUDA backend lets such a kernel start early only behind kernels that
-    /// do not write the mesh.
+    /// Whether the kernel may write the mesh: the ID sets and block lists, neighbour, parent
+    /// and child links, block flags and cell masks, which a kernel may read before it
+    /// waits for the kernels before it ([`wait_for_prior_kernels`]). `true` unless the
+    /// kernel declares otherwise, as the stepping's kernels do (they write populations,
+    /// eddy viscosities, scratch and its slots): the CUDA backend lets such a kernel start
+    /// early only behind kernels that do not write the mesh.
     const WRITES_MESH: bool = true;
 
     /// One work item.

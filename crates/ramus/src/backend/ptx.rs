@@ -228,10 +228,27 @@ mod tests {
         assert!(!uncapped.contains(".maxnreg"));
     }
 
-    /// The entries of [`ramus_kernels::stream::StreamCollide`] and
-    /// [`ramus_kernels::stream::StreamCollideGradient`].
-    fn early_step(name: &str) -> bool {
-        name.starts_with("stream_collide_") && !name.starts_with("stream_collide_pairs_")
+    /// The entries that read the mesh before their wait: the per-cell steps
+    /// ([`ramus_kernels::stream::StreamCollide`], [`ramus_kernels::stream::StreamCollideGradient`])
+    /// and the grid communication's kernels ([`ramus_kernels::average::AverageToParents`],
+    /// [`ramus_kernels::interpolate::InterpolateChildren`], the two passes
+    /// [`ramus_kernels::interpolate::RescaleParents`] and
+    /// [`ramus_kernels::interpolate::InterpolateGhosts`], and the fused
+    /// [`ramus_kernels::exchange::AverageInterpolate`]).
+    fn early_entry(name: &str) -> bool {
+        let step = name.starts_with("stream_collide_") && !name.starts_with("stream_collide_pairs_");
+        let exchange = [
+            "interpolate_linear_",
+            "interpolate_cubic_",
+            "average_even_",
+            "average_odd_",
+            "average_interpolate_",
+            "rescale_parents_",
+            "interpolate_ghosts_",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p));
+        step || exchange
     }
 
     #[test]
@@ -258,9 +275,9 @@ mod tests {
             assert!(head.lines().all(|l| l.trim().is_empty() || declaration(l)), "{name}: {head}");
             assert!(!head.is_empty(), "{name}: the body declares registers first");
             if marks > 0 {
-                // Only the per-cell step kernels mark their wait (the contract of the mark
-                // is theirs; the paired step waits first).
-                assert!(early_step(name), "{name}: marks its wait");
+                // Only the per-cell step kernels and the grid communication's mark their
+                // wait (the contract of the mark is theirs; the paired step waits first).
+                assert!(early_entry(name), "{name}: marks its wait");
                 assert!(!body.starts_with(DEPENDENT_LAUNCH) && !m.contains(DEPENDENT_LAUNCH), "{name}");
                 assert_eq!(m.matches(WAIT).count(), marks, "{name}: a wait at each mark");
                 marked += 1;
@@ -271,9 +288,9 @@ mod tests {
             let back = m.replacen(first, "", 1).replace(WAIT, WAIT_MARK).replacen(".target sm_90", ".target sm_70", 1);
             assert_eq!(back.replacen(".version 7.8", "", 1), plain.text.replacen(".version 6.0", "", 1), "{name}");
         }
-        // Every per-cell step kernel: the plain and gradient-LES entries of each lattice,
-        // precision, storage and operator, even and odd.
-        assert!(marked > 0 && marked == ptx.entries.keys().filter(|n| early_step(n)).count());
+        // Every per-cell step kernel (the plain and gradient-LES entries of each lattice,
+        // precision, storage and operator, even and odd) and every exchange kernel.
+        assert!(marked > 0 && marked == ptx.entries.keys().filter(|n| early_entry(n)).count());
         // With a register cap, both.
         let (name, cap) = REGISTER_CAPS[1];
         let m = ptx.module(name, true).expect(name);

@@ -3,8 +3,9 @@
 //!
 //! With programmatic dependent launch a kernel's CTAs may start while the kernels before
 //! it still run, and they wait for those kernels' writes at `griddepcontrol.wait`. The
-//! step kernels read the mesh (their ID set, links and block flags) before that wait
-//! ([`ramus_kernels::launch::wait_for_prior_kernels`]), so that those loads overlap the
+//! step kernels read the mesh (their ID set, links and block flags) before that wait, and
+//! the grid communication's kernels theirs (block lists, parent and child links, cell
+//! masks) ([`ramus_kernels::launch::wait_for_prior_kernels`]), so that those loads overlap the
 //! end of the kernel before; that is sound only if no kernel still running may write the
 //! mesh. The kernels of a root step do not ([`ramus_kernels::launch::Kernel::WRITES_MESH`]);
 //! the adaptation's do, and a copy may. [`MeshWrites`] follows one stream's launches and
