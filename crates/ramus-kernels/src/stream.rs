@@ -373,19 +373,36 @@ pub unsafe fn stream_collide<
 ) {
     let x = cell_coords(t);
     let none = L::Pop::<i32>::default();
-    if !EARLY {
-        let own = if ODD { L::Pop::<F>::default() } else { load::<L, F, S, false, false>(fld, b, t, &none) };
-        let fluid_links = if ODD { odd_links::<L, _>(fld, b, x, false) } else { none };
-        let flags = *fld.onb.add(b);
-        return stream_collide_with::<L, F, S, C, ODD, GRAD>(fld, p, les, tab, b, t, own, fluid_links, flags);
-    }
+    // The even step's own slots: first when the caller has waited (`!EARLY`), else after
+    // the wait below.
+    let own_first = if EARLY { L::Pop::<F>::default() } else { own_slots::<L, F, S, ODD>(fld, b, t) };
     let fluid_links = if ODD { odd_links::<L, _>(fld, b, x, false) } else { none };
     // Uniform across the cells of a block: no divergence on the GPU.
     let flags = *fld.onb.add(b);
-    // The mesh is read: the populations are the kernel before's.
-    wait_for_prior_kernels();
-    let own = if ODD { L::Pop::<F>::default() } else { load::<L, F, S, false, false>(fld, b, t, &none) };
+    if EARLY {
+        // The mesh is read: the populations are the kernel before's.
+        wait_for_prior_kernels();
+    }
+    let own = if EARLY { own_slots::<L, F, S, ODD>(fld, b, t) } else { own_first };
     stream_collide_with::<L, F, S, C, ODD, GRAD>(fld, p, les, tab, b, t, own, fluid_links, flags)
+}
+
+/// The even step's pre-collision populations of cell `t` of block `b` (its own slots);
+/// nothing for the odd step, which gathers them in [`stream_collide_with`].
+///
+/// # Safety
+/// As for [`load`].
+#[inline(always)]
+unsafe fn own_slots<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
+    fld: &Field<S::Elem>,
+    b: usize,
+    t: usize,
+) -> L::Pop<F> {
+    if ODD {
+        L::Pop::<F>::default()
+    } else {
+        load::<L, F, S, false, false>(fld, b, t, &L::Pop::<i32>::default())
+    }
 }
 
 /// [`stream_collide`] past its first loads: the even step's own slots `own`, the odd
