@@ -176,10 +176,13 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for Average
     unsafe fn run(i: usize, a: &CommArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let (q, j) = (*a.list.add(i / m) as usize, i & (m - 1));
-        let Some(first) = averaged_from::<L, F, S::Elem>(a, q, j) else { return };
-        // The mesh is read: the children's populations are the kernels before's.
+        let first = averaged_from::<L, F, S::Elem>(a, q, j);
+        // The mesh is read: the children's populations are the kernels before's. Every
+        // thread waits, one with nothing to write too (see `wait_for_prior_kernels`).
         wait_for_prior_kernels();
-        average_from::<L, F, S, ODD>(a, q, j, first);
+        if let Some(first) = first {
+            average_from::<L, F, S, ODD>(a, q, j, first);
+        }
     }
 }
 

@@ -393,10 +393,13 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, const CUBIC: bool>
     unsafe fn run(i: usize, a: &CommArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let (c, t) = (*a.list.add(i / m) as usize, i & (m - 1));
-        let Some((q, k)) = interpolated_from::<L, F, S::Elem>(a, c, t) else { return };
-        // The mesh is read: the parent's populations are the kernels before's.
+        let target = interpolated_from::<L, F, S::Elem>(a, c, t);
+        // The mesh is read: the parent's populations are the kernels before's. Every thread
+        // waits, one with nothing to write too (see `wait_for_prior_kernels`).
         wait_for_prior_kernels();
-        interpolate_from::<L, F, S, ODD, CUBIC>(a, c, t, q, k);
+        if let Some((q, k)) = target {
+            interpolate_from::<L, F, S, ODD, CUBIC>(a, c, t, q, k);
+        }
     }
 }
 
@@ -553,9 +556,11 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const CUBIC: bool> Kernel for Inter
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let c = *a.list.add(i / m) as usize;
         let t = i & (m - 1);
-        let Some((q, k)) = interpolated_from::<L, F, S::Elem>(a, c, t) else { return };
+        let target = interpolated_from::<L, F, S::Elem>(a, c, t);
         // The mesh is read: the parents' slots and split cells are the kernel before's.
+        // Every thread waits, one with nothing to write too (see `wait_for_prior_kernels`).
         wait_for_prior_kernels();
+        let Some((q, k)) = target else { return };
         let base = *g.slot.add(q) as usize * split_values::<L>() * m;
         let sample = |j: usize| {
             let mut s = Split::<L::Pop<F>, F>::default();

@@ -41,10 +41,13 @@ pub unsafe fn run_items<K: Kernel>(start: usize, end: usize, args: *const (), it
 /// write begin: with programmatic dependent launch (CUDA, compute capability 9.0 on) the
 /// host puts the wait for the kernel before it here (`griddepcontrol.wait`) instead of at
 /// the top of the entry, so that the ID list, the links, the flags and the masks a thread
-/// follows to its populations are loaded while that kernel still runs. Above the call a kernel may
-/// read only the mesh (see [`Kernel::WRITES_MESH`]) and write nothing; every path to a
-/// read or write of anything else passes a call. Elsewhere (the CPU, older GPUs) it
-/// orders the memory accesses around it and nothing more.
+/// follows to its populations are loaded while that kernel still runs. Above the call a
+/// kernel may read only the mesh (see [`Kernel::WRITES_MESH`]) and write nothing; every
+/// path to a read or write of anything else passes a call, and so does every thread of a
+/// launch, one with nothing to do too: a kernel none of whose threads waits may end
+/// before the kernel before it, and let the kernels after it start on that kernel's
+/// unfinished writes. Elsewhere (the CPU, older GPUs) it orders the memory accesses around
+/// it and nothing more.
 #[inline(always)]
 pub fn wait_for_prior_kernels() {
     // A comment in the PTX that the host's module builder replaces; an `asm!` with no
