@@ -21,7 +21,7 @@
 use core::marker::PhantomData;
 
 use crate::average::{average_cell, average_from, averaged_from};
-use crate::interpolate::{interpolate_cell, CommArgs};
+use crate::interpolate::{interpolate_cell, interpolate_from, interpolated_from, CommArgs};
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
 use crate::launch::{wait_for_prior_kernels, Kernel};
@@ -84,6 +84,35 @@ fn interpolation<F: Real, P: Copy>(a: &ExchangeArgs<F, P>) -> CommArgs<F, P> {
     c
 }
 
+/// Interpolation item `idx` of the CTA whose parents start at list position
+/// `first_parent`: its child block `c`, the cell `t` and what [`interpolated_from`] gives
+/// (the parent `q`, the child's position `k`), if that cell is written. Reads only the
+/// mesh.
+///
+/// # Safety
+/// As for [`average_interpolate_cooperative`].
+#[inline(always)]
+unsafe fn interpolated_item<L: VelocitySet, F: Real, S: Storage<F>>(
+    a: &ExchangeArgs<F, S::Elem>,
+    interp: &CommArgs<F, S::Elem>,
+    first_parent: usize,
+    idx: usize,
+) -> Option<(usize, usize, usize, usize)> {
+    let m = <L::Dim as Dim>::BLOCK_CELLS;
+    let per_parent = <L::Dim as Dim>::CHILDREN * m;
+    let p = first_parent + idx / per_parent;
+    if idx >= exchange_parents::<L>() * per_parent || p >= a.n as usize {
+        return None;
+    }
+    let first = *a.comm.child.add(*a.comm.list.add(p) as usize);
+    if first < 0 {
+        return None;
+    }
+    let r = idx % per_parent;
+    let (c, t) = (first as usize + r / m, r % m);
+    interpolated_from::<L, F, S::Elem>(interp, c, t).map(|(q, k)| (c, t, q, k))
+}
+
 /// Averaging then ghost interpolation, one item per listed parent: the CPU counterpart
 /// of [`average_interpolate_cooperative`] (and its registration in the PTX registry).
 /// `CUBIC`: cubic interpolation.
@@ -123,7 +152,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const CUBIC: bool> Kernel for Avera
 /// parents' children cell by cell (ghost cells only).
 ///
 /// Every thread reaches the barrier (no early exit before it). Each reads the mesh of its
-/// averaging first and then waits for the kernels before ([`wait_for_prior_kernels`]).
+/// averaging and of its first interpolated cell first and then waits for the kernels
+/// before ([`wait_for_prior_kernels`]).
 ///
 /// # Safety
 /// Launched with [`EXCHANGE_CTA`] threads per CTA and `⌈n / exchange_parents⌉` CTAs;
@@ -144,6 +174,10 @@ pub unsafe fn average_interpolate_cooperative<C: Cta, L: VelocitySet, F: Real, S
         let q = *a.comm.list.add(first_parent + th / m) as usize;
         average = averaged_from::<L, F, S::Elem>(&a.comm, q, th % m).map(|first| (q, first));
     }
+    let interp = interpolation(a);
+    // The mesh of the thread's first child cell (in 2D its only one) too: after the
+    // barrier only the populations' loads are left on its path.
+    let first_item = interpolated_item::<L, F, S>(a, &interp, first_parent, th);
     // The mesh is read: the populations are the kernels before's. Every thread waits, as
     // every thread reads them after the barrier.
     wait_for_prior_kernels();
@@ -151,18 +185,12 @@ pub unsafe fn average_interpolate_cooperative<C: Cta, L: VelocitySet, F: Real, S
         average_from::<L, F, S, true>(&a.comm, q, th % m, first);
     }
     cta.sync();
-    let interp = interpolation(a);
-    let mut idx = th;
+    let (mut idx, mut item) = (th, first_item);
     while idx < parents * per_parent {
-        let p = first_parent + idx / per_parent;
-        if p < n {
-            let q = *a.comm.list.add(p) as usize;
-            let first = *a.comm.child.add(q);
-            if first >= 0 {
-                let r = idx % per_parent;
-                interpolate_cell::<L, F, S, true, CUBIC>(&interp, first as usize + r / m, r % m);
-            }
+        if let Some((c, t, q, k)) = item {
+            interpolate_from::<L, F, S, true, CUBIC>(&interp, c, t, q, k);
         }
         idx += EXCHANGE_CTA as usize;
+        item = interpolated_item::<L, F, S>(a, &interp, first_parent, idx);
     }
 }
