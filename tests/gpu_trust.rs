@@ -300,3 +300,45 @@ fn cuda_graphs_see_an_inlet_profile_changed_mid_run() {
     };
     assert_same_pool("inlet profile changed mid-run, graphs vs direct", &run(false), &run(true));
 }
+
+/// The kernel timeline (`Forest::record_kernel_timeline`): its probes change no result,
+/// and it records every launch. Launched directly, each launch leaves its first CTA's
+/// record (and its last's, with more than one CTA), with start ≤ wait ≤ end; as many
+/// first-CTA records as kernel launches counted.
+#[test]
+#[ignore = "needs a CUDA GPU; run by scripts/gpu-check.sh"]
+fn the_kernel_timeline_leaves_the_run_bitwise_and_records_every_launch() {
+    let (total, probed) = (24, 8);
+    let mut plain = Forest::<D2, D2Q9, f32>::new(amr_cavity(Backend::Cuda, 2, 32, 3)).expect("forest");
+    plain.advance(total).expect("run");
+    let want = plain.distributions().unwrap();
+    for graphs in [false, true] {
+        let mut f = Forest::<D2, D2Q9, f32>::new(amr_cavity(Backend::Cuda, 2, 32, 3)).expect("forest");
+        f.set_launch_graphs(graphs);
+        f.advance(total - probed).expect("run before the timeline");
+        assert!(f.kernel_timeline().unwrap().is_none(), "off until switched on");
+        assert!(f.record_kernel_timeline(Some(1 << 16)).unwrap(), "on");
+        let before = f.device_counters().unwrap();
+        f.advance(probed).expect("run with the timeline");
+        let launched = f.device_counters().unwrap() - before;
+        let t = f.kernel_timeline().unwrap().expect("a timeline");
+        assert!(!t.overflowed && !t.spans.is_empty());
+        for s in &t.spans {
+            let (w, e) = (s.waited_ns.unwrap_or(s.start_ns), s.end_ns.expect("every CTA ended"));
+            assert!(s.start_ns <= w && w <= e, "{s:?}");
+            assert!(s.cta == 0 || s.cta + 1 == s.ctas, "{s:?}: the first or the last CTA");
+            assert!(!s.kernel.is_empty());
+        }
+        let firsts = t.spans.iter().filter(|s| s.cta == 0).count();
+        let lasts = t.spans.iter().filter(|s| s.cta > 0).count();
+        assert_eq!(lasts, t.spans.iter().filter(|s| s.cta == 0 && s.ctas > 1).count(), "a last CTA per launch");
+        if !graphs {
+            assert_eq!(firsts as u64, launched.kernel_launches, "a record per launch");
+        }
+        // Reading empties it; switching it off drops the probes.
+        assert!(f.kernel_timeline().unwrap().expect("still on").spans.is_empty());
+        assert!(!f.record_kernel_timeline(None).unwrap());
+        assert_same_pool(&format!("timeline, graphs {graphs}"), &want, &f.distributions().unwrap());
+        println!("kernel timeline, graphs {graphs}: {firsts} launches, {} records", t.spans.len());
+    }
+}

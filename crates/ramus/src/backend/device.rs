@@ -33,8 +33,10 @@ mod early;
 mod erased;
 mod launch;
 mod readback;
+mod timeline;
 
 pub use counters::DeviceCounters;
+pub use timeline::KernelTimeline;
 
 use checks::{check_launch_size, checked_range, mismatch};
 pub(crate) use counters::Counters;
@@ -86,6 +88,9 @@ pub struct CudaDevice {
     /// Whether new mesh states update cached graphs in place (at most `node_updates`;
     /// [`Device::set_graph_updates`]).
     graph_updates: AtomicBool,
+    /// The kernel timeline, while on ([`Device::record_kernel_timeline`]): the modules
+    /// loaded meanwhile carry its probes.
+    timeline: Mutex<Option<super::timeline::Timeline>>,
 }
 
 /// Bytes of [`CudaDevice::staging`].
@@ -417,6 +422,7 @@ impl CudaDevice {
             branches,
             node_updates,
             graph_updates: AtomicBool::new(node_updates),
+            timeline: Mutex::new(None),
         })
     }
 
@@ -427,7 +433,9 @@ impl CudaDevice {
         if let Some(f) = cache.get(name) {
             return Ok(f.clone());
         }
-        let m = self.ptx.module(name, self.dependent).ok_or_else(|| Error::Cuda {
+        let timeline = self.timeline.lock().unwrap_or_else(|p| p.into_inner());
+        let probe = timeline.as_ref().map(|t| t.probe(&self.stream, name));
+        let m = self.ptx.module(name, self.dependent, probe.as_ref()).ok_or_else(|| Error::Cuda {
             context: format!("loading kernel {name}"),
             message: "the PTX has no such entry point".into(),
         })?;

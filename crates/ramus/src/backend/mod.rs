@@ -11,10 +11,12 @@ pub mod primitives;
 pub(crate) mod ptx;
 pub mod slice;
 pub(crate) mod stopwatch;
+pub mod timeline;
 
-pub use device::{Buffer, Device, DeviceCounters, Elem};
+pub use device::{Buffer, Device, DeviceCounters, Elem, KernelTimeline};
 pub use slice::{DeviceSlice, DeviceSliceMut, Views};
 pub use stopwatch::Lap;
+pub use timeline::KernelSpan;
 
 use std::fmt;
 use std::str::FromStr;

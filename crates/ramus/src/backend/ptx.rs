@@ -22,6 +22,7 @@ use ramus_kernels::registry::Entry;
 use ramus_kernels::stream::StreamCollide;
 use ramus_kernels::{Native, D2Q9, D3Q19};
 
+use super::timeline::Probe;
 use crate::error::{Error, Result};
 
 /// Register caps (PTX `.maxnreg`) of entry points whose occupancy, and with it the
@@ -102,22 +103,36 @@ impl PtxModules {
     /// the wait returns at once. The instructions need PTX ISA 7.8 and `sm_90`, which the
     /// module then declares (the embedded PTX targets `sm_70`: the code is the same, only
     /// what the module may use grows).
-    pub fn module(&self, name: &str, dependent: bool) -> Option<Module> {
+    ///
+    /// `probe`: the entry also records when its first and last CTA start, pass that wait
+    /// and return ([`super::timeline`]).
+    pub fn module(&self, name: &str, dependent: bool, probe: Option<&Probe>) -> Option<Module> {
         let entry = &self.text[self.entries.get(name)?.clone()];
         let [prelude, epilogue] = [&self.prelude, &self.epilogue].map(|r| &self.text[r.clone()]);
         let cap = REGISTER_CAPS.iter().find(|(n, _)| *n == name).map(|&(_, c)| c);
         let mut entry = Cow::Borrowed(entry);
         let mut prelude = Cow::Borrowed(prelude);
         let mut reads_mesh_early = false;
+        let (head, slot, waited) = match probe {
+            Some(p) => (p.head(), p.slot(), p.waited()),
+            None => (String::new(), String::new(), String::new()),
+        };
         if dependent {
             let at = first_instruction(&entry)?;
             reads_mesh_early = entry.contains(WAIT_MARK);
+            let (top, rest) = entry.split_at(at);
             entry = Cow::Owned(if reads_mesh_early {
-                format!("{}{LAUNCH_DEPENDENTS}{}", &entry[..at], &entry[at..]).replace(WAIT_MARK, WAIT)
+                format!("{top}{head}{LAUNCH_DEPENDENTS}{slot}{rest}").replace(WAIT_MARK, &format!("{WAIT}{waited}"))
             } else {
-                format!("{}{DEPENDENT_LAUNCH}{}", &entry[..at], &entry[at..])
+                format!("{top}{head}{LAUNCH_DEPENDENTS}{slot}\t{WAIT}{waited}\n{rest}")
             });
             prelude = Cow::Owned(for_sm_90(&prelude)?);
+        } else if let Some(p) = probe {
+            let (top, rest) = entry.split_at(first_instruction(&entry)?);
+            entry = Cow::Owned(format!("{top}{head}{slot}{}{rest}", p.record()));
+        }
+        if let Some(p) = probe {
+            entry = Cow::Owned(entry.replace("\tret;\n", &format!("{}\tret;\n", p.end())));
         }
         // A performance directive sits between the parameter list and the body.
         let body = cap.and_then(|_| entry.find("\n{\n"));
@@ -154,9 +169,12 @@ pub(crate) struct Module {
     pub reads_mesh_early: bool,
 }
 
-/// The instructions of programmatic dependent launch at the top of an entry's body.
+/// Both instructions of programmatic dependent launch at the top of an entry's body, as
+/// [`PtxModules::module`] writes them where the entry marks no wait.
+#[cfg(test)]
 const DEPENDENT_LAUNCH: &str = "\tgriddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;\n";
-/// The first of them alone, where the entry marks its wait ([`WAIT_MARK`]).
+/// The first instruction of programmatic dependent launch, at the top of an entry's body;
+/// the second ([`WAIT`]) follows it, or replaces the entry's mark ([`WAIT_MARK`]).
 const LAUNCH_DEPENDENTS: &str = "\tgriddepcontrol.launch_dependents;\n";
 /// The comment [`ramus_kernels::launch::wait_for_prior_kernels`] leaves in the PTX, and
 /// what replaces it.
@@ -201,7 +219,7 @@ mod tests {
         let total = embedded().matches(".visible .entry ").count();
         assert_eq!(ptx.len(), total);
         for name in ["stream_collide_odd_d3q19_f32_bgk", "prim_scan_tiles_u32", "pack_blocks_b4"] {
-            let m = ptx.module(name, false).expect(name).text;
+            let m = ptx.module(name, false, None).expect(name).text;
             assert!(m.starts_with("//") && m.contains(".version ") && m.contains(".target sm_70"), "{name}: prelude");
             assert_eq!(m.matches(".visible .entry ").count(), 1, "{name}: one entry");
             assert!(m.contains(&format!(".visible .entry {name}(")), "{name}: its entry");
@@ -209,14 +227,14 @@ mod tests {
             assert!(m.trim_end().ends_with('}'), "{name}: ends with the last function");
             assert!(m.matches(".func _RNvNtCs").count() >= 2, "{name}: panic functions");
         }
-        assert!(ptx.module("no_such_kernel", false).is_none());
+        assert!(ptx.module("no_such_kernel", false, None).is_none());
     }
 
     #[test]
     fn capped_entries_carry_their_register_cap_before_their_body() {
         let ptx = PtxModules::parse(embedded()).expect("parse");
         for (name, cap) in REGISTER_CAPS {
-            let m = ptx.module(name, false).expect(name).text;
+            let m = ptx.module(name, false, None).expect(name).text;
             let head = format!(".visible .entry {name}(");
             let entry = &m[m.find(&head).expect(name)..];
             let directive = format!("\n.maxnreg {cap}\n{{\n");
@@ -224,7 +242,7 @@ mod tests {
             assert_eq!(entry[..at].matches('{').count(), 0, "{name}: the directive precedes the body");
             assert_eq!(m.matches(".maxnreg").count(), 1, "{name}: one directive");
         }
-        let uncapped = ptx.module("stream_collide_even_d3q19_f32_bgk", false).expect("even step").text;
+        let uncapped = ptx.module("stream_collide_even_d3q19_f32_bgk", false, None).expect("even step").text;
         assert!(!uncapped.contains(".maxnreg"));
     }
 
@@ -259,8 +277,8 @@ mod tests {
         names.sort_unstable();
         let mut marked = 0;
         for name in names {
-            let plain = ptx.module(name, false).expect(name);
-            let dependent = ptx.module(name, true).expect(name);
+            let plain = ptx.module(name, false, None).expect(name);
+            let dependent = ptx.module(name, true, None).expect(name);
             let (m, marks) = (&dependent.text, plain.text.matches(WAIT_MARK).count());
             assert!(!plain.reads_mesh_early, "{name}: no early reads without the instructions");
             assert_eq!(dependent.reads_mesh_early, marks > 0, "{name}");
@@ -293,9 +311,45 @@ mod tests {
         assert!(marked > 0 && marked == ptx.entries.keys().filter(|n| early_entry(n)).count());
         // With a register cap, both.
         let (name, cap) = REGISTER_CAPS[1];
-        let m = ptx.module(name, true).expect(name);
+        let m = ptx.module(name, true, None).expect(name);
         assert!(m.text.contains(&format!("\n.maxnreg {cap}\n{{\n")) && m.text.contains(LAUNCH_DEPENDENTS), "{name}");
         assert!(m.reads_mesh_early, "{name}");
+    }
+
+    #[test]
+    fn probed_modules_are_the_plain_ones_with_the_probe_added() {
+        let ptx = PtxModules::parse(embedded()).expect("parse");
+        let probe = Probe::new(0x7f00_0000_1000, 100, 3);
+        let (head, slot, record, end) = (probe.head(), probe.slot(), probe.record(), probe.end());
+        let waited = probe.waited();
+        for name in ptx.entries.keys() {
+            for dependent in [false, true] {
+                let plain = ptx.module(name, dependent, None).expect(name);
+                let probed = ptx.module(name, dependent, Some(&probe)).expect(name);
+                let m = &probed.text;
+                assert_eq!(probed.reads_mesh_early, plain.reads_mesh_early, "{name}");
+                assert_eq!((m.matches(&head).count(), m.matches(&slot).count()), (1, 1), "{name}");
+                let rets = plain.text.matches("\tret;\n").count();
+                assert!(rets > 0, "{name}: returns");
+                assert_eq!(m.matches(&format!("{end}\tret;\n")).count(), rets, "{name}: a stamp before each return");
+                let waits = plain.text.matches(WAIT).count();
+                assert_eq!(m.matches(&format!("{WAIT}{waited}")).count(), waits, "{name}: a stamp after each wait");
+                // The record's first words after each wait; without waits, at the top.
+                assert_eq!(m.matches(&record).count(), waits.max(usize::from(!dependent)), "{name}");
+                // Only the declarations before the probe's start time.
+                let body = &m[m.find("\n{\n").expect("body") + 3..];
+                let top = &body[..body.find(&head).expect("head")];
+                assert!(top.lines().all(|l| l.trim().is_empty() || l.trim().starts_with(".reg")), "{name}: {top}");
+                // In a dependent module the slot follows the first instruction of
+                // programmatic dependent launch.
+                if dependent {
+                    assert!(m.contains(&format!("{head}{LAUNCH_DEPENDENTS}{slot}")), "{name}");
+                }
+                let back =
+                    m.replace(&head, "").replace(&slot, "").replace(&waited, "").replace(&record, "").replace(end, "");
+                assert_eq!(back, plain.text, "{name}");
+            }
+        }
     }
 
     #[test]

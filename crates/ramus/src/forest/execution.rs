@@ -7,7 +7,8 @@ use std::time::Duration;
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::Forest;
-use crate::backend::{Backend, DeviceCounters};
+use crate::backend::{Backend, DeviceCounters, KernelTimeline};
+use crate::error::Result;
 use crate::solver::Timings;
 use crate::variants::PairedCells;
 use crate::{Float, PoolStorage};
@@ -131,5 +132,22 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
     /// stepping's and adaptations' shares in [`Self::timings`]).
     pub fn device_counters(&self) -> Option<DeviceCounters> {
         self.device.counters()
+    }
+
+    /// Switches the kernel timeline on (up to `records` CTA records, two per kernel
+    /// launch) or off (`None`): when the first and the last CTA of each kernel start,
+    /// pass their wait for the kernel before them and end, on the GPU's clock, to see
+    /// where a latency-bound root step spends its time (see
+    /// [`crate::backend::Device::record_kernel_timeline`]; the kernels load again, so run a
+    /// few root steps before the ones to read). Returns whether it is on (`false` on the
+    /// CPU). The results stay bitwise the same.
+    pub fn record_kernel_timeline(&mut self, records: Option<usize>) -> Result<bool> {
+        self.device.record_kernel_timeline(records)
+    }
+
+    /// The kernel timeline's records since it was switched on or last read, emptying it
+    /// (waits for the device); `None` while it is off.
+    pub fn kernel_timeline(&mut self) -> Result<Option<KernelTimeline>> {
+        self.device.kernel_timeline()
     }
 }
