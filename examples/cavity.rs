@@ -71,7 +71,7 @@ mod results;
 #[path = "support/mod.rs"]
 mod support;
 use results::{conclude, print_summary, summary_json, write_results};
-use support::{Chunker, Interrupt, Monitor, Outcome, Progress, RunFlags, Series};
+use support::{Chunker, Interrupt, KernelTimeline, Monitor, Outcome, Progress, RunFlags, Series};
 
 /// Default simulated time in lid passes. Measured at Re = 100 (n = 128, lid = 0.05,
 /// D2Q9): the centreline profiles change by < 1e-3 U_lid per pass after 10 passes; over
@@ -79,7 +79,8 @@ use support::{Chunker, Interrupt, Monitor, Outcome, Progress, RunFlags, Series};
 const DEFAULT_PASSES: f64 = 20.0;
 
 /// The files a run writes (removed from the output folder before a new run starts).
-const RESULTS: [&str; 12] = [
+const RESULTS: [&str; 13] = [
+    support::TIMELINE_FILE,
     "centerline_u.csv",
     "centerline_v.csv",
     "summary.json",
@@ -181,6 +182,12 @@ struct Args {
     /// Run exactly this many root steps instead of `--passes` (e.g. for benchmarks).
     #[arg(long)]
     steps: Option<u64>,
+    /// Record when each kernel of the last N root steps ran on the GPU (its first and
+    /// last CTA: start, end of the wait for the kernel before, end), to
+    /// OUT/kernel_timeline.csv: a diagnostic of latency-bound runs (see
+    /// `Forest::record_kernel_timeline`; not on the CPU).
+    #[arg(long)]
+    kernel_timeline: Option<u64>,
     #[command(flatten)]
     #[serde(flatten)]
     output: support::OutputFlags,
@@ -230,6 +237,8 @@ struct Setup {
     output: support::Outputs,
     checkpoint_every: Option<u64>,
     restart: Option<PathBuf>,
+    /// Root steps at the end whose kernel timeline is recorded.
+    kernel_timeline: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -287,6 +296,9 @@ impl Args {
         }
         let output =
             self.output.validate("lid passes", |t| cavity.steps_for_passes(t), scales, self.dim as usize, [1.0; 3])?;
+        if let Some(n) = self.kernel_timeline {
+            KernelTimeline::new(n, steps)?;
+        }
         if self.checkpoint_every == Some(0) {
             bail!("invalid checkpoint_every = 0: at least 1 root step between checkpoints");
         }
@@ -313,6 +325,7 @@ impl Args {
             output,
             checkpoint_every: self.checkpoint_every,
             restart: self.run.restart,
+            kernel_timeline: self.kernel_timeline,
         })
     }
 }
@@ -398,7 +411,11 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
         s.scales,
     )?;
     monitor.at(&mut forest, &passes_of)?;
-    let outcome = march(s, &mut forest, &mut history, &interrupt, &mut series, &mut monitor)?;
+    let mut timeline = s.kernel_timeline.map(|n| KernelTimeline::new(n, s.steps)).transpose()?;
+    let outcome = march(s, &mut forest, &mut history, &interrupt, (&mut series, &mut monitor), &mut timeline)?;
+    if let Some(t) = timeline {
+        t.finish(&mut forest, &s.out)?;
+    }
     let r = conclude(s, &mut forest, &history, outcome, first_step, series, monitor)?;
     print_summary(s, &forest, &r, switches);
     let summary = summary_json(s, &forest, &r, switches)?;
@@ -444,8 +461,8 @@ fn march<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
     forest: &mut Forest<D, Q, F, S>,
     history: &mut History,
     interrupt: &Interrupt,
-    series: &mut Series,
-    monitor: &mut Monitor,
+    (series, monitor): (&mut Series, &mut Monitor),
+    timeline: &mut Option<KernelTimeline>,
 ) -> Result<Outcome> {
     let steps = s.steps;
     let passes_of = |steps: u64| s.passes(steps);
@@ -468,6 +485,10 @@ fn march<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
         }
         for k in [s.checkpoint_every, s.output.output_every, Some(s.output.series_every)].into_iter().flatten() {
             n = n.min(k - done % k);
+        }
+        if let Some(t) = timeline {
+            t.at(forest)?;
+            n = n.min(t.limit(done));
         }
         let t = Instant::now();
         match forest.advance(n) {

@@ -123,6 +123,7 @@ fn invalid_input_exits_with_code_2_before_running() {
         (vec!["--n", "16", "--steps", "0"], "cavity", "steps"),
         (vec!["--n", "16", "--re", "1e-300"], "cavity", "tau"),
         (vec!["--n", "16", "--checkpoint-every", "0"], "cavity", "checkpoint_every"),
+        (vec!["--n", "16", "--steps", "10", "--kernel-timeline", "6"], "cavity", "kernel_timeline"),
         (vec!["--n", "16", "--levels", "3", "--refine-every", "0"], "cavity", "every"),
         (vec!["--n", "16", "--probe", "p=1.5,0.5"], "cavity", "probes[0].position"),
         (vec!["--n", "16", "--probe", "a b=0.5,0.5"], "cavity", "probes[0].name"),

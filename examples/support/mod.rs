@@ -24,6 +24,7 @@ mod physics;
 mod plots;
 mod report;
 mod series;
+mod timeline;
 #[allow(unused_imports)] // not every example uses every part
 pub use monitor::{check_probes, parse_probe, Monitor, Probe};
 #[allow(unused_imports)]
@@ -36,6 +37,8 @@ pub use plots::{cavity_plots, series_plots, write_centerlines};
 pub use report::{performance_json, print_performance, print_profile, print_submissions, submissions_json};
 #[allow(unused_imports)]
 pub use series::{amr_output, remove_series, vtu_options, Series};
+#[allow(unused_imports)]
+pub use timeline::{KernelTimeline, TIMELINE_FILE};
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
