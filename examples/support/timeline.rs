@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{bail, Result};
+use ramus::backend::timeline::MAX_RECORDS;
 use ramus::{Dim, Float, Forest, PoolStorage, VelocitySet};
 
 /// Records per root step at most: two per kernel launch, for a few hundred launches
@@ -47,7 +48,9 @@ impl KernelTimeline {
     ) -> Result<()> {
         let done = forest.steps();
         if done == self.on_at && !self.on {
-            self.on = forest.record_kernel_timeline(Some(RECORDS_PER_STEP * self.steps as usize))?;
+            // At most what a timeline holds; the lost records past it are reported.
+            let records = (RECORDS_PER_STEP as u64 * self.steps).min(MAX_RECORDS as u64) as usize;
+            self.on = forest.record_kernel_timeline(Some(records))?;
             if !self.on {
                 println!("kernel timeline: not recorded (the CPU backend)");
             }

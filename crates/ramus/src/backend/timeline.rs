@@ -38,6 +38,9 @@ pub struct KernelSpan {
     pub end_ns: Option<u64>,
 }
 
+/// The most records a timeline holds ([`super::Device::record_kernel_timeline`]).
+pub const MAX_RECORDS: usize = 1 << 24;
+
 /// Bytes before the first record: the record counter, alone in its sector.
 const HEADER_BYTES: u64 = 64;
 /// Bytes per record: `(entry << 48) | (last CTA << 24) | CTA` (CTA indices modulo
@@ -145,8 +148,8 @@ pub(crate) struct Timeline {
 impl Timeline {
     /// A timeline of at most `capacity` records (two per kernel launch), zeroed.
     pub fn new(stream: &Arc<CudaStream>, capacity: usize) -> Result<Self> {
-        if capacity == 0 || capacity > 1 << 24 {
-            return Err(Error::invalid("kernel timeline records", capacity, "1 to 2^24"));
+        if capacity == 0 || capacity > MAX_RECORDS {
+            return Err(Error::invalid("kernel timeline records", capacity, "1 to MAX_RECORDS = 2^24"));
         }
         let words = (HEADER_BYTES / 8) as usize + (capacity + 1) * RECORD_WORDS;
         let buffer = stream.alloc_zeros::<u64>(words).map_err(|e| driver_error("allocating the kernel timeline", e))?;

@@ -21,7 +21,8 @@ impl Device {
     /// drops the loaded kernels and the cached CUDA graphs, so the next launches load
     /// (JIT-compile) their kernels again. Results stay bitwise the same; the timings move
     /// a little (a probe costs thread 0 of two CTAs per launch an atomic and a few
-    /// stores). Returns whether the timeline is on: always `false` on the CPU.
+    /// stores). Returns whether the timeline is on: always `false` on the CPU; an error
+    /// for `records` outside 1 to [`crate::backend::timeline::MAX_RECORDS`].
     pub fn record_kernel_timeline(&self, records: Option<usize>) -> Result<bool> {
         let Device::Cuda(c) = self else { return Ok(false) };
         self.synchronize()?;
