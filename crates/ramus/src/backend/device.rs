@@ -401,8 +401,14 @@ impl CudaDevice {
         // `cuLaunchKernelEx`, and PTX whose modules can declare sm_90.
         let (major, _) = ctx.compute_capability().map_err(|e| driver_error("reading the compute capability", e))?;
         let dependent = major >= 9 && check_driver(&["cuLaunchKernelEx"]).is_ok() && ptx.dependent_ready();
-        // Graph branches set the capture's dependencies and read its nodes (CUDA 12.3+).
-        let branches = check_driver(&["cuStreamUpdateCaptureDependencies_v2", "cuStreamGetCaptureInfo_v3"]).is_ok();
+        // Graph branches set the capture's dependencies, read its nodes and add the full
+        // edges of its joins (CUDA 12.3+).
+        let branches = check_driver(&[
+            "cuStreamUpdateCaptureDependencies_v2",
+            "cuStreamGetCaptureInfo_v3",
+            "cuGraphAddDependencies_v2",
+        ])
+        .is_ok();
         let node_updates = branches && check_driver(&["cuGraphExecKernelNodeSetParams_v2"]).is_ok();
         // SAFETY: plain page-locked allocation (default flags: cached, readable by the host).
         let staging = unsafe { ctx.alloc_pinned_with_flags::<u64>(STAGING_BYTES / 8, 0) }

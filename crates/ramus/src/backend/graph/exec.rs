@@ -8,7 +8,7 @@ use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::CudaStream;
 
-use super::{deps_of, Issue, Target};
+use super::{deps_of, early_predecessors, Issue, Target};
 use crate::backend::cuda::driver_error;
 use crate::backend::device::MeshWrites;
 use crate::error::{Error, Result};
@@ -101,7 +101,7 @@ pub(super) fn capture(
     };
     // SAFETY: the stream is live and capturing (begun above, on this thread).
     let graph = unsafe { result::stream::end_capture(stream.cu_stream()) };
-    let graph_nodes = issued?;
+    let issued = issued?;
     let graph = graph.map_err(|e| driver_error("capturing a CUDA graph", e))?;
     if graph.is_null() {
         return Err(Error::Cuda {
@@ -109,28 +109,65 @@ pub(super) fn capture(
             message: "the capture produced no graph".into(),
         });
     }
-    Ok((Captured(graph), graph_nodes))
+    let graph = Captured(graph);
+    let Some((graph_nodes, joins)) = issued else { return Ok((graph, None)) };
+    if !joins.from.is_empty() {
+        // SAFETY: a live graph, not being captured any more; `from` and `to` hold as many
+        // of its nodes; no edge data: full edges.
+        unsafe {
+            sys::cuGraphAddDependencies_v2(
+                graph.0,
+                joins.from.as_ptr(),
+                joins.to.as_ptr(),
+                std::ptr::null(),
+                joins.from.len(),
+            )
+        }
+        .result()
+        .map_err(|e| driver_error("adding the full edges of a CUDA graph's joins", e))?;
+    }
+    Ok((graph, Some(graph_nodes)))
+}
+
+/// Edges a capture leaves to be added afterwards: from each `from[i]` to `to[i]`.
+#[derive(Default)]
+struct Edges {
+    from: Vec<sys::CUgraphNode>,
+    to: Vec<sys::CUgraphNode>,
 }
 
 /// Issues `issues` into the capture of `stream`, each after setting the stream's capture
 /// dependencies to the nodes of the launches it depends on (`deps[ends[k - 1]..ends[k]]`;
-/// `None`: the launch before it, the stream's own order), and returns the node each added.
+/// `None`: the launch before it, the stream's own order), or to its early predecessor's
+/// alone ([`early_predecessors`]), and returns the node each added and the edges from
+/// the dependencies left out, to be added as full edges after the capture ([`super`],
+/// "Joins").
 fn issue_tracked(
     stream: &Arc<CudaStream>,
     mesh: &MeshWrites,
     issues: &[Issue],
     deps: Option<(&[u32], &[u32])>,
-) -> Result<Vec<sys::CUgraphNode>> {
+) -> Result<(Vec<sys::CUgraphNode>, Edges)> {
     let failed = |e| driver_error("capturing a CUDA graph with branches", e);
     let mut nodes: Vec<sys::CUgraphNode> = Vec::with_capacity(issues.len());
+    let mut joins = Edges::default();
     let mut these: Vec<sys::CUgraphNode> = Vec::new();
+    let early = deps.map(|(deps, ends)| early_predecessors(deps, ends)).unwrap_or_default();
     for (k, issue) in issues.iter().enumerate() {
+        let mut all: &[u32] = &[];
+        let mut after = None;
         if let Some((deps, ends)) = deps {
+            all = deps_of(deps, ends, k);
+            after = early[k];
             these.clear();
-            these.extend(deps_of(deps, ends, k).iter().map(|&d| nodes[d as usize]));
+            match after {
+                Some(d) => these.push(nodes[d as usize]),
+                None => these.extend(all.iter().map(|&d| nodes[d as usize])),
+            }
             // SAFETY: the stream is capturing on this thread; `these` are nodes of its
             // graph (added by earlier launches of this capture); no edge data (default
-            // edges; a launch's own attributes still apply).
+            // edges; a launch's own attributes still apply: a dependent launch's edge is
+            // programmatic).
             unsafe {
                 sys::cuStreamUpdateCaptureDependencies_v2(
                     stream.cu_stream(),
@@ -169,9 +206,16 @@ fn issue_tracked(
             });
         }
         // SAFETY: `added` points at `n` = 1 node (checked above).
-        nodes.push(unsafe { *added });
+        let node = unsafe { *added };
+        if after.is_some() {
+            for &d in all.iter().filter(|&&d| Some(d) != after) {
+                joins.from.push(nodes[d as usize]);
+                joins.to.push(node);
+            }
+        }
+        nodes.push(node);
     }
-    Ok(nodes)
+    Ok((nodes, joins))
 }
 
 /// Instantiates `graph` for launches on `stream`.
