@@ -2,14 +2,24 @@
 """Reads a kernel timeline (`cavity --kernel-timeline N`: OUT/kernel_timeline.csv) and
 prints its launches, each the pair of its first and last CTA's records, in the order their
 first CTA passed its wait, with the gap from the latest end before it; then per kernel the
-launches and the median time from the first CTA's wait to the launch's end.
+launches and the median time from the first CTA's wait to the launch's end; then the
+critical path and the root steps.
 
     scripts/kernel-timeline.py OUT/kernel_timeline.csv [FROM_US [TO_US]]
 
-FROM_US / TO_US limit the listing (not the summary) to launches whose first CTA passed its
-wait in that window (µs from the timeline's first start). Times are of the probed CTAs
-(thread 0 of the first and the last CTA), so a launch may end a little after its "end".
+FROM_US / TO_US limit the listing (not the summaries) to launches whose first CTA passed
+its wait in that window (µs from the timeline's first start; default: all). Times are of
+the probed CTAs (thread 0 of the first and the last CTA), so a launch may end a little
+after its "end".
+
+Critical path (an estimate from the times alone): from the launch that ends last, back
+through the launch that ended latest before each one passed its wait; per step of that
+path (kernel before -> kernel, each with its CTA count), how often it occurs, the median
+gap from the one's end to the other's wait and the median run of the second. Root steps:
+the spacing of the waits of the step kernel with the fewest CTAs (the coarsest level's
+step, once per root step, if no finer level has as few blocks).
 """
+import bisect
 import collections
 import csv
 import statistics
@@ -45,7 +55,8 @@ def launches(path):
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    window = [float(a) for a in sys.argv[2:4]] + [float("inf")] * (4 - len(sys.argv[1:4]))
+    window = [float(a) for a in sys.argv[2:4]]
+    window = (window + [float("-inf")])[:1] + (window[1:] + [float("inf")])[:1]
     ls = sorted(launches(sys.argv[1]), key=lambda l: l["wait"] if l["wait"] is not None else l["start"])
     print(f"{'kernel':48} {'CTAs':>6} {'start':>10} {'last CTA':>10} {'wait':>10} {'end':>10} {'gap':>6}")
     latest = None
@@ -64,6 +75,48 @@ def main():
             groups[(l["name"], l["ctas"])].append(l["end"] - l["wait"])
     for (name, ctas), runs in sorted(groups.items(), key=lambda kv: -sum(kv[1])):
         print(f"{name[:48]:48} {ctas:6} {len(runs):8} {statistics.median(runs):24.2f}")
+    done = [l for l in ls if l["wait"] is not None and l["end"] is not None]
+    if done:
+        critical_path(done)
+        root_steps(done)
+
+
+def critical_path(done):
+    """The chain of launches, each released by the one that ended latest before its wait."""
+    by_end = sorted(done, key=lambda l: l["end"])
+    ends = [l["end"] for l in by_end]
+    path = [by_end[-1]]
+    while True:
+        # Strictly before: a launch may end at the very time it passed its wait.
+        i = bisect.bisect_left(ends, path[-1]["wait"]) - 1
+        if i < 0:
+            break
+        path.append(by_end[i])
+    path.reverse()
+    runs = sum(l["end"] - l["wait"] for l in path)
+    total = path[-1]["end"] - path[0]["wait"]
+    print(f"\ncritical path: {len(path)} launches, {total:.1f} µs from the first wait to the last end: "
+          f"{runs:.1f} µs running, {total - runs:.1f} µs in gaps")
+    steps = collections.defaultdict(list)
+    for a, b in zip(path, path[1:]):
+        steps[(a["name"], a["ctas"], b["name"], b["ctas"])].append((b["wait"] - a["end"], b["end"] - b["wait"]))
+    print(f"{'kernel before':40} {'CTAs':>6}  {'kernel':40} {'CTAs':>6} {'times':>6} {'gap µs':>7} {'run µs':>7}")
+    for (an, ac, bn, bc), v in sorted(steps.items(), key=lambda kv: -sum(g + r for g, r in kv[1])):
+        gap, run = statistics.median(g for g, _ in v), statistics.median(r for _, r in v)
+        print(f"{an[:40]:40} {ac:6}  {bn[:40]:40} {bc:6} {len(v):6} {gap:7.2f} {run:7.2f}")
+
+
+def root_steps(done):
+    """Spacing of the coarsest level's steps (the step kernel launched with fewest CTAs)."""
+    steps = [l for l in done if l["name"].startswith("stream_collide")]
+    if not steps:
+        return
+    fewest = min(l["ctas"] for l in steps)
+    waits = sorted(l["wait"] for l in steps if l["ctas"] == fewest)
+    spans = [b - a for a, b in zip(waits, waits[1:])]
+    if spans:
+        print(f"\nroot steps (steps of {fewest} CTAs): {len(spans)} spans, median {statistics.median(spans):.1f} µs, "
+              f"mean {statistics.mean(spans):.1f} µs")
 
 
 if __name__ == "__main__":
