@@ -135,7 +135,7 @@ fn deps_of<'a>(deps: &'a [u32], ends: &[u32], k: usize) -> &'a [u32] {
 /// latest recorded dependency, and a join is split only if no other launch has the same
 /// candidate: a launch that several launches would start early behind keeps them all as
 /// before (measured: on an H200, split joins sharing a candidate made the cubic A1L
-/// cavity 4–5 % slower: its level-1 exchange started only behind the finest steps).
+/// cavity 3–5 % slower: its level-1 exchange started only behind the finest steps).
 fn early_predecessors(deps: &[u32], ends: &[u32]) -> Vec<Option<u32>> {
     let latest: Vec<Option<u32>> = (0..ends.len()).map(|k| deps_of(deps, ends, k).iter().copied().max()).collect();
     let mut claims = vec![0u32; ends.len()];
