@@ -55,8 +55,8 @@ def launches(path):
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    window = [float(a) for a in sys.argv[2:4]]
-    window = (window + [float("-inf")])[:1] + (window[1:] + [float("inf")])[:1]
+    bounds = [float(a) for a in sys.argv[2:4]]
+    window = (bounds[0] if bounds else float("-inf"), bounds[1] if len(bounds) > 1 else float("inf"))
     ls = sorted(launches(sys.argv[1]), key=lambda l: l["wait"] if l["wait"] is not None else l["start"])
     print(f"{'kernel':48} {'CTAs':>6} {'start':>10} {'last CTA':>10} {'wait':>10} {'end':>10} {'gap':>6}")
     latest = None
