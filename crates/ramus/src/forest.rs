@@ -260,9 +260,13 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         let adaptive = self.mesh.max_levels() > 1
             && every > 0
             && (self.config.refinement.criterion != Criterion::None || self.user_criterion.is_some());
+        let guard = self.config.guard.every;
+        // Whether root step count `s` is reached by an adaptation or a guard check.
+        let stop_at = |s: u64| (adaptive && s % every == 0) || (guard > 0 && s % guard == 0);
         let mut segment = Instant::now();
         let mut submitted = self.since();
-        for _ in 0..steps {
+        let mut left = steps;
+        while left > 0 {
             let adapt_now = adaptive && self.steps % every == 0;
             if adapt_now || self.guard_due() {
                 self.device.synchronize()?;
@@ -275,11 +279,18 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
                 segment = Instant::now();
                 submitted = self.since();
             }
-            self.solver.advance_root(&self.mesh, self.steps % 2 == 1)?;
-            self.steps += 1;
+            // From an even count, two root steps with nothing between them run as one
+            // graph on CUDA (one graph per mesh state, the pair's two parities in it).
+            let count = if left >= 2 && self.steps % 2 == 0 && !stop_at(self.steps + 1) { 2 } else { 1 };
+            self.solver.advance_roots(&self.mesh, self.steps % 2 == 1, count)?;
+            self.steps += count;
+            left -= count;
             let cells: Vec<usize> = self.mesh.blocks_per_level().iter().map(|&n| n * D::BLOCK_CELLS).collect();
-            self.solver.timings.updates += amr_updates(&cells, D::CHILDREN);
-            self.solver.timings.root_steps += 1;
+            let updates = amr_updates(&cells, D::CHILDREN);
+            for _ in 0..count {
+                self.solver.timings.updates += updates;
+            }
+            self.solver.timings.root_steps += count;
         }
         self.device.synchronize()?;
         self.solver.timings.stepping += segment.elapsed();

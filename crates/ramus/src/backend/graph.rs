@@ -1,10 +1,13 @@
 //! Launch-free sub-cycling on CUDA (issue "performance to the limit", item 3): the
-//! kernel launches of one root step are *recorded* instead of issued, and the recorded
-//! sequence runs as one CUDA graph. A graph is captured the first time a sequence occurs
-//! and replayed for as long as the same sequence recurs — between two adaptations the
-//! launches of a root step depend only on its parity, so two graphs serve a whole
-//! adaptation interval. A launch-bound run (small 2D forests, many levels) then pays one
-//! graph launch per root step instead of some thirty kernel launches.
+//! kernel launches of a section (a root step, or two: `Forest::advance` records two root
+//! steps from an even count together when nothing is due between them) are *recorded*
+//! instead of issued, and the recorded sequence runs as one CUDA graph. A graph is
+//! captured the first time a sequence occurs and replayed for as long as the same
+//! sequence recurs — between two adaptations the launches of a root step depend only on
+//! its parity, so one graph of a pair serves a whole adaptation interval. A launch-bound
+//! run (small 2D forests, many levels) then pays one graph launch per two root steps
+//! instead of some sixty kernel launches, and the second root step's first routines may
+//! start before the first's last ones end.
 //!
 //! **Why replay is exact.** A recorded launch keeps its kernel name, grid, item count and
 //! the exact bytes of its arguments ([`ramus_kernels::memory::ArgBytes`]: every pointer

@@ -30,9 +30,10 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         self.solver.profile = on;
     }
 
-    /// Runs each root step's kernel launches on CUDA as one CUDA graph, captured the
-    /// first time a step's launches occur and replayed while they recur (between two
-    /// adaptations, a root step's launches depend only on its parity). Results are
+    /// Runs the kernel launches of each root step, or of two from an even count when
+    /// nothing is due between them ([`Self::advance`]), on CUDA as one CUDA graph,
+    /// captured the first time those launches occur and replayed while they recur
+    /// (between two adaptations, a root step's launches depend only on its parity). Results are
     /// bitwise those of launching one kernel at a time; what it saves is the launch
     /// overhead of small, many-level forests. On by default; off while profiling; no
     /// effect on the CPU. [`Timings::graph_captures`] and [`Timings::graph_replays`]

@@ -208,14 +208,17 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
         [(a[0] - b[0]) * half, (a[1] - b[1]) * half, (a[2] - b[2]) * half]
     }
 
-    /// One root step of every level ([`Self::advance_level`] on level 0; `odd`: the root
-    /// level has taken an odd number of steps). On CUDA, unless profiling or switched
-    /// off ([`crate::Forest::set_launch_graphs`]), its launches run as one CUDA graph, in
-    /// which each routine waits only for the routines whose data it touches
-    /// ([`super::hazards`]; unless [`crate::Forest::set_concurrent_levels`] is off).
-    pub fn advance_root(&mut self, mesh: &Mesh<Q::Dim>, odd: bool) -> Result<()> {
+    /// `count` root steps of every level ([`Self::advance_level`] on level 0, `count`
+    /// times; `odd`: the root level has taken an odd number of steps before the first).
+    /// On CUDA, unless profiling or switched off ([`crate::Forest::set_launch_graphs`]),
+    /// their launches run as one CUDA graph, in which each routine waits only for the
+    /// routines whose data it touches ([`super::hazards`]; unless
+    /// [`crate::Forest::set_concurrent_levels`] is off), also across the root steps: the
+    /// next root step's first routines need not wait for the graph before to end.
+    pub fn advance_roots(&mut self, mesh: &Mesh<Q::Dim>, odd: bool, count: u64) -> Result<()> {
+        let parity = |k: u64| odd ^ (k % 2 == 1);
         if self.profile || !self.launch_graphs {
-            return self.advance_level(mesh, 0, odd);
+            return (0..count).try_for_each(|k| self.advance_level(mesh, 0, parity(k)));
         }
         let dev = mesh.device();
         let start = Instant::now();
@@ -226,15 +229,15 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             dev.replayed(|| {
                 let none = dev.dependencies();
                 self.hazards = (self.concurrent_levels && none.of_recording()).then(|| Hazards::new(none));
-                let advanced = self.advance_level(mesh, 0, odd);
+                let advanced = (0..count).try_for_each(|k| self.advance_level(mesh, 0, parity(k)));
                 self.hazards = None;
                 advanced
             })
         }?;
         match replay {
-            Replay::Replayed => self.timings.graph_replays += 1,
+            Replay::Replayed => self.timings.graph_replays += count,
             Replay::Captured => {
-                self.timings.graph_captures += 1;
+                self.timings.graph_captures += count;
                 self.timings.graph_capture_time += start.elapsed();
             }
             Replay::Direct => {}
