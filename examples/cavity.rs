@@ -479,7 +479,8 @@ fn march<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
         if done == last_pass && history.before_last_pass.is_none() {
             history.before_last_pass = Some(profile_bits(&centerlines(&s.cavity, forest)?));
         }
-        let mut n = chunker.next(steps - done, 1);
+        // Even chunks: on CUDA two root steps from an even count run as one graph.
+        let mut n = chunker.next(steps - done, 2);
         if done < last_pass {
             n = n.min(last_pass - done);
         }

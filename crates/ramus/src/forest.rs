@@ -255,6 +255,11 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
     /// non-finite population, a density `ρ ≤ 0` or a speed above the Mach limit returns
     /// [`Error::Diverged`] (step, level, position, quantity, value), and the forest stays
     /// as it was at that check (it can still be read, but not advanced meaningfully).
+    ///
+    /// On CUDA with launch graphs ([`Self::set_launch_graphs`]), two root steps from an
+    /// even count with no adaptation or check between them run as one graph; an odd
+    /// `steps`, or a call at an odd count, runs a single root step as a graph of its own.
+    /// Callers that advance in chunks keep them even for the fewest graphs.
     pub fn advance(&mut self, steps: u64) -> Result<()> {
         let every = self.config.refinement.every;
         let adaptive = self.mesh.max_levels() > 1

@@ -94,7 +94,9 @@ pub struct Timings {
     pub guard_checks: u64,
     /// Root steps whose launches ran as a new CUDA graph (see
     /// [`crate::Forest::set_launch_graphs`]): captured, or a cached graph of the same
-    /// kernels updated in place for them.
+    /// kernels updated in place for them. Counted per root step, also where one graph
+    /// holds two ([`crate::Forest::advance`]); [`crate::backend::DeviceCounters::graph_launches`] counts
+    /// the graphs.
     pub graph_captures: u64,
     /// Root steps whose launches ran as a cached CUDA graph.
     pub graph_replays: u64,
