@@ -69,7 +69,8 @@ impl<K: Kernel> Kernel for Counted<K> {
     type Args = CountedRaw<K::Args>;
     const THREADS: u32 = K::THREADS;
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &Self::Args) {
         // SAFETY: the launch checked that `count` holds an element (`max_items`).
         let n = unsafe { *a.count }.saturating_mul(a.per);

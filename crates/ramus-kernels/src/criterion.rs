@@ -73,7 +73,8 @@ kernel_args! {
 }
 
 /// Velocity of cell `t` of block `b`.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn velocity<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
     fld: &Field<S::Elem>,
     b: usize,
@@ -88,7 +89,8 @@ unsafe fn velocity<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
 /// level, else backward. `local(t')` is the velocity of cell `t'` of the same block; only
 /// the forward neighbour of a cell on the block's upper face is loaded (a backward
 /// neighbour is always inside the block, blocks being 4 cells wide).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn derivative<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, const AXIS: usize>(
     fld: &Field<S::Elem>,
     b: usize,
@@ -113,7 +115,8 @@ unsafe fn derivative<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool, co
 }
 
 /// `|ω|²` (squared, in reference-length units, see the module) of cell `t` of block `b`.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn cell_w2<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
     fld: &Field<S::Elem>,
     b: usize,
@@ -136,7 +139,8 @@ unsafe fn cell_w2<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
 
 /// The mark of a leaf of level `a.level` whose cells' largest `|ω|²` is `w2`: refine if
 /// the desired level is above, coarsen if below.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn level_mark<F, P>(w2: f32, a: &CriterionArgs<F, P>) -> i32 {
     let des = desired_level(w2, a.max_levels, a.n_start, a.n_inc);
     if des > a.level {
@@ -160,7 +164,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for Vortici
         Some(l.list.min(l.n as usize))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &CriterionArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.list.add(i) as usize;
@@ -198,7 +203,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for Vortici
 /// # Safety
 /// Launched with [`CRITERION_CTA`] threads per CTA, `⌈n 4^D / CRITERION_CTA⌉` CTAs and
 /// [`CRITERION_SHARED_BYTES`] of shared memory; pointers as for [`CriterionArgs`].
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
     cta: &C,
     a: &CriterionArgs<F, S::Elem>,
@@ -254,7 +260,8 @@ pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, S: Sto
 /// The paper's Algorithm "Refinement/Coarsening Criterion": desired level from the
 /// block-maximum squared criterion value `w2 = |ω|²`, `ε = min(1, log₂ |ω|)`, `L_des = L_max − 1`, then for
 /// `p = 1 … L_max − 1`: if `ε < N_start − p N_inc`, `L_des = L_max − 1 − p`.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub fn desired_level(w2: f32, max_levels: i32, n_start: f32, n_inc: f32) -> i32 {
     // log₂ 0 = −∞: a block at rest wants the root level.
     let eps = if w2 > 0.0 { (0.5 * libm_log2(w2)).min(1.0) } else { f32::NEG_INFINITY };
@@ -269,7 +276,8 @@ pub fn desired_level(w2: f32, max_levels: i32, n_start: f32, n_inc: f32) -> i32 
 
 /// `log₂ x` for `x > 0` without `std`: exponent from the bits, mantissa by a short
 /// series (absolute error below 1e-4, far below the rule's unit steps).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn libm_log2(x: f32) -> f32 {
     let bits = x.to_bits();
     let exp = ((bits >> 23) & 0xff) as i32 - 127;

@@ -55,7 +55,8 @@ pub const NO_SHAPE: u8 = u8::MAX;
 
 /// Index of direction `i` of cell `t` in row `row` of the wall table (laid out as a block
 /// of the pool, [`pool_index`]).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub const fn wall_index<L: VelocitySet>(row: usize, i: usize, t: usize) -> usize {
     pool_index::<L>(row, i, t)
 }
@@ -101,7 +102,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>> Kernel for LinkDistance<L, F, S> {
         Some((l.list * m).min(l.q / L::Q).min(l.shape / L::Q))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &WallArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let dim = <L::Dim as Dim>::D;
@@ -150,7 +152,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for CurvedW
         Some((l.list * m).min(l.q / L::Q).min(l.post / L::Q).min(l.shape / L::Q))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &WallArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let (j, t) = (i / m, i & (m - 1));
@@ -159,7 +162,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for CurvedW
         let mut q = L::Pop::<F>::default();
         let mut any = false;
         L::unroll(
-            #[inline(always)]
+            #[cfg_attr(target_arch = "nvptx64", inline(always))]
+            #[cfg_attr(not(target_arch = "nvptx64"), inline)]
             |k| {
                 q[k] = *a.q.add(wall_index::<L>(row, k, t));
                 any |= q[k] >= F::ZERO;
@@ -182,7 +186,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for CurvedW
         // Every read before any write: the pass runs in place.
         let mut out = L::Pop::<F>::default();
         L::unroll(
-            #[inline(always)]
+            #[cfg_attr(target_arch = "nvptx64", inline(always))]
+            #[cfg_attr(not(target_arch = "nvptx64"), inline)]
             |k| {
                 if q[k] >= F::ZERO {
                     let kb = L::opposite(k);
@@ -220,7 +225,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for CurvedW
             },
         );
         L::unroll(
-            #[inline(always)]
+            #[cfg_attr(target_arch = "nvptx64", inline(always))]
+            #[cfg_attr(not(target_arch = "nvptx64"), inline)]
             |k| {
                 if q[k] >= F::ZERO {
                     put::<F, S>(fld.f, pool_index::<L>(b, L::opposite(k), t), out[k]);

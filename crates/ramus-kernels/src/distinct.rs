@@ -64,7 +64,8 @@ crate::kernel_args! {
 /// # Safety
 /// `j < n + m`; `ids` (and `valid`, unless null) hold `n` items, or `n / per` with a
 /// `table`, which holds every entry those blocks index; `extra` holds `m` items.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn item(a: &DistinctArgs, j: usize) -> u64 {
     let n = a.n as usize;
     if j >= n {
@@ -88,7 +89,8 @@ unsafe fn item(a: &DistinctArgs, j: usize) -> u64 {
 
 /// How many non-repeats lie below and above `v`, and how many there are, given the
 /// values and the non-repeat flags of the `len` items.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn rank(len: usize, v: u64, value: impl Fn(usize) -> u64, first: impl Fn(usize) -> bool) -> (usize, usize, usize) {
     let (mut below, mut above, mut distinct) = (0, 0, 0);
     let mut j = 0;
@@ -105,7 +107,8 @@ fn rank(len: usize, v: u64, value: impl Fn(usize) -> u64, first: impl Fn(usize) 
 }
 
 /// Whether the value `v` of item `i` is a repeat: invalid, or held by an earlier item.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn repeats(i: usize, v: u64, value: impl Fn(usize) -> u64) -> bool {
     let mut repeat = v == NONE;
     let mut j = 0;
@@ -122,7 +125,8 @@ fn repeats(i: usize, v: u64, value: impl Fn(usize) -> u64) -> bool {
 ///
 /// # Safety
 /// `out` holds `len` items, `count` one.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn place(a: &DistinctArgs, i: usize, len: usize, value: impl Fn(usize) -> u64, first: impl Fn(usize) -> bool) {
     let is_first = first(i);
     if !is_first && i != 0 {
@@ -160,7 +164,8 @@ impl Kernel for DistinctSerial {
         Some((holds && fits) as usize)
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(_: usize, a: &DistinctArgs) {
         let len = a.n as usize + a.m as usize;
         let value = |j| item(a, j);
@@ -182,7 +187,8 @@ impl Kernel for DistinctSerial {
 /// # Safety
 /// Launched with one CTA of [`DISTINCT_CTA`] threads and [`DISTINCT_SHARED_BYTES`] of
 /// shared memory; pointers as for [`DistinctArgs`] (`repeat` is not used).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn distinct_cooperative<C: Cta>(cta: &C, a: &DistinctArgs) {
     const CTA: usize = DISTINCT_CTA as usize;
     let values = cta.shared();

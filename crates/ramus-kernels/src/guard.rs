@@ -41,14 +41,16 @@ pub const NONE_BAD: u64 = u64::MAX;
 
 /// The health of one cell's pre-collision shifted populations `h`: a `BAD_*` code (or
 /// [`HEALTHY`]) and the offending value (the first non-finite population, ρ, or |u|²).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 // `x − x ≠ 0` is the finiteness test on purpose (`Real` has no `is_finite`).
 #[allow(clippy::eq_op)]
 pub fn cell_health<L: VelocitySet, F: Real>(h: &L::Pop<F>, max_speed2: F) -> (u64, F) {
     let mut bad = F::ZERO;
     let mut finite = true;
     L::unroll(
-        #[inline(always)]
+        #[cfg_attr(target_arch = "nvptx64", inline(always))]
+        #[cfg_attr(not(target_arch = "nvptx64"), inline)]
         |i| {
             // `x − x` is 0 for every finite x and NaN for NaN and ±∞.
             let hi = h[i];
@@ -106,7 +108,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for GuardCh
         Some(if l.out == 0 { 0 } else { l.ids * <L::Dim as Dim>::BLOCK_CELLS })
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &GuardArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let b = *a.ids.add(i / m) as usize;

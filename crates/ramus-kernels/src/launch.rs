@@ -27,7 +27,8 @@ pub type CpuRun = unsafe fn(start: usize, end: usize, args: *const ());
 /// # Safety
 /// As [`CpuRun`]; `item` runs item `i` of `K` as [`Kernel::run`] does.
 #[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn run_items<K: Kernel>(start: usize, end: usize, args: *const (), item: unsafe fn(usize, &K::Args)) {
     // SAFETY: the caller passes the address of a `K::Args` (the contract of `CpuRun`).
     let args = unsafe { &*args.cast::<K::Args>() };
@@ -48,7 +49,8 @@ pub unsafe fn run_items<K: Kernel>(start: usize, end: usize, args: *const (), it
 /// before the kernel before it, and let the kernels after it start on that kernel's
 /// unfinished writes. Elsewhere (the CPU, older GPUs) it orders the memory accesses around
 /// it and nothing more.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub fn wait_for_prior_kernels() {
     // A comment in the PTX that the host's module builder replaces; an `asm!` with no
     // `nomem` keeps the compiler from moving memory accesses across it.

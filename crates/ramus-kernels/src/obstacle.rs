@@ -26,7 +26,8 @@ use crate::stream::{load_cell, odd_links, Field, ONB_SOLID, SOLID_LINK};
 pub use crate::shape::{Shapes, MAX_SHAPES, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_OUTSIDE, SHAPE_SPHERE};
 
 /// Centre of cell `t` of a block with lower corner `origin` (units) on `level`, in root cells.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub fn cell_centre(origin: [i32; 3], level: i32, t: usize) -> [f64; 3] {
     let s = 1.0 / units::ROOT_CELL as f64;
     let w = units::cell(level) as f64 * s;
@@ -67,7 +68,8 @@ impl<D: Dim> Kernel for SolidMask<D> {
         Some(l.list)
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &SolidArgs) {
         let b = *a.list.add(i) as usize;
         let o = [*a.origin.add(3 * b), *a.origin.add(3 * b + 1), *a.origin.add(3 * b + 2)];
@@ -94,7 +96,8 @@ impl<D: Dim> Kernel for SolidFlags<D> {
         Some(l.list)
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &SolidArgs) {
         let b = *a.list.add(i) as usize;
         // The centre link is the block itself.
@@ -136,7 +139,8 @@ impl<D: Dim> Kernel for MarkObstacleDistance<D> {
         Some(l.list)
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &ObstacleMarkArgs) {
         let b = *a.list.add(i) as usize;
         mark_near(&a.pool, b, a.distance, a.freeze != 0, |lo, w, d| a.shapes.distance(lo, w, D::D) < d);
@@ -150,7 +154,8 @@ impl<D: Dim> Kernel for MarkObstacleDistance<D> {
 ///
 /// # Safety
 /// `b` must be an active block of the pool `p` describes.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn mark_near(
     p: &Pool,
     b: usize,
@@ -234,7 +239,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>> Kernel for ObstacleForce<L, F, S> {
         Some(l.list.min(l.out / 6))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &ForceArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let dim = <L::Dim as Dim>::D;
@@ -258,7 +264,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>> Kernel for ObstacleForce<L, F, S> {
                 let links = odd_links::<L, _>(&fld, b, cell_coords(t), true);
                 let x = cell_centre(o, level, t);
                 L::unroll(
-                    #[inline(always)]
+                    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+                    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
                     |k| {
                         let c = L::C[k];
                         // A link into a solid cell, of the chosen shape (tested only then).
@@ -317,7 +324,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>> Kernel for ObstacleForce<L, F, S> {
 }
 
 /// `c w` as a vector of root cells.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub fn scaled(c: [i32; 3], w: f64) -> [f64; 3] {
     [c[0] as f64 * w, c[1] as f64 * w, c[2] as f64 * w]
 }

@@ -31,7 +31,8 @@ impl<T: Word, const UNPACK: bool> Kernel for PackBlocks<T, UNPACK> {
         Some(l.list.checked_mul(l.words as usize)?.min(l.packed))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &PackArgs<T>) {
         let w = a.words as usize;
         let (slot, k) = (i / w, i % w);

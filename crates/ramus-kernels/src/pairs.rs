@@ -75,7 +75,8 @@ macro_rules! paired {
         struct $two([$t; 2]);
 
         impl Paired for $t {
-            #[inline(always)]
+            #[cfg_attr(target_arch = "nvptx64", inline(always))]
+            #[cfg_attr(not(target_arch = "nvptx64"), inline)]
             unsafe fn load2(p: *const Self) -> (Self, Self) {
                 // The host's pool is a `Vec` of the element: not aligned to the pair.
                 #[cfg(not(target_arch = "nvptx64"))]
@@ -84,7 +85,8 @@ macro_rules! paired {
                 let v = *(p as *const $two);
                 (v.0[0], v.0[1])
             }
-            #[inline(always)]
+            #[cfg_attr(target_arch = "nvptx64", inline(always))]
+            #[cfg_attr(not(target_arch = "nvptx64"), inline)]
             unsafe fn store2(p: *mut Self, a: Self, b: Self) {
                 #[cfg(not(target_arch = "nvptx64"))]
                 core::ptr::write_unaligned(p as *mut $two, $two([a, b]));
@@ -102,33 +104,38 @@ paired!(f32, TwoF32, 8);
 paired!(f64, TwoF64, 16);
 
 /// Loads pool elements `k` and `k + 1` widened ([`Storage::widen`]).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn get2<F: Real, S: Storage<F>>(f: *const S::Elem, k: usize) -> (F, F) {
     let (a, b) = <S::Elem as Paired>::load2(f.add(k));
     (S::widen(a), S::widen(b))
 }
 
 /// Stores `a` at pool index `k` and `b` at `k + 1`, each rounded with its own index.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn put2<F: Real, S: Storage<F>>(f: *mut S::Elem, k: usize, a: F, b: F) {
     <S::Elem as Paired>::store2(f.add(k), S::narrow(a, k), S::narrow(b, k + 1));
 }
 
 /// Stores `x` at pool index `k` ([`crate::stream::put`]).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn put<F: Real, S: Storage<F>>(f: *mut S::Elem, k: usize, x: F) {
     *f.add(k) = S::narrow(x, k);
 }
 
 /// The odd step's links of cell `t0 + 1`: those of `t0` ([`odd_links`]) for directions
 /// without an `x` component (the same neighbour block), resolved again for the others.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn second_links<L: VelocitySet, P>(fld: &Field<P>, b: usize, t0: usize, l0: &L::Pop<i32>) -> L::Pop<i32> {
     let mut l1 = *l0;
     let x1 = cell_coords(t0 + 1);
     let all = odd_links::<L, P>(fld, b, x1, false);
     L::unroll(
-        #[inline(always)]
+        #[cfg_attr(target_arch = "nvptx64", inline(always))]
+        #[cfg_attr(not(target_arch = "nvptx64"), inline)]
         |i| {
             if L::C[i][0] != 0 {
                 l1[i] = all[i];
@@ -140,7 +147,8 @@ unsafe fn second_links<L: VelocitySet, P>(fld: &Field<P>, b: usize, t0: usize, l
 
 /// Pre-collision populations of cells `t0` and `t0 + 1` of a block without boundary
 /// flags ([`crate::stream::load`] with `WALLS = false`).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn load_pair<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
     fld: &Field<S::Elem>,
     b: usize,
@@ -153,7 +161,8 @@ unsafe fn load_pair<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
     let mut h0 = L::Pop::<F>::default();
     let mut h1 = L::Pop::<F>::default();
     L::unroll(
-        #[inline(always)]
+        #[cfg_attr(target_arch = "nvptx64", inline(always))]
+        #[cfg_attr(not(target_arch = "nvptx64"), inline)]
         |i| {
             let c = L::C[i];
             let back = [-c[0], -c[1], -c[2]];
@@ -175,7 +184,8 @@ unsafe fn load_pair<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
 
 /// Writes the post-collision populations of cells `t0` and `t0 + 1` of a block without
 /// boundary flags ([`crate::stream::store`] with `WALLS = false`).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn store_pair<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
     fld: &Field<S::Elem>,
     b: usize,
@@ -187,7 +197,8 @@ unsafe fn store_pair<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
     let x0 = cell_coords(t0);
     let x1 = cell_coords(t0 + 1);
     L::unroll(
-        #[inline(always)]
+        #[cfg_attr(target_arch = "nvptx64", inline(always))]
+        #[cfg_attr(not(target_arch = "nvptx64"), inline)]
         |i| {
             let ib = L::opposite(i);
             let c = L::C[i];
@@ -216,7 +227,8 @@ unsafe fn store_pair<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
 ///
 /// # Safety
 /// As for [`stream_collide`]; on the GPU the pool is aligned to twice its element.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn stream_collide_pair<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool>(
     fld: &Field<S::Elem>,
     p: &StepParams<F>,
@@ -240,8 +252,29 @@ pub unsafe fn stream_collide_pair<L: VelocitySet, F: Real, S: Storage<F>, C: Col
         C::collide::<L, F>(&mut h1, p);
         return store_pair::<L, F, S, ODD>(fld, b, t0, (&l0, &l1), &h0, &h1);
     }
-    stream_collide::<L, F, S, C, ODD, false, false>(fld, p, les, tab, b, t0);
-    stream_collide::<L, F, S, C, ODD, false, false>(fld, p, les, tab, b, t0 + 1);
+    step_cell::<L, F, S, C, ODD>(fld, p, les, tab, b, t0);
+    step_cell::<L, F, S, C, ODD>(fld, p, les, tab, b, t0 + 1);
+}
+
+// The per-cell path (blocks with boundary flags) is one copy out of line on the host,
+// called twice: inlined twice, it made the pair kernels' host entry points the largest
+// part of the kernels crate's host code and build time. Inlined on the GPU.
+
+/// [`stream_collide`] of one of the pair's cells.
+///
+/// # Safety
+/// As for [`stream_collide`].
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline(never))]
+unsafe fn step_cell<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool>(
+    fld: &Field<S::Elem>,
+    p: &StepParams<F>,
+    les: &EddyField<F>,
+    tab: &ProfileTable<F>,
+    b: usize,
+    t: usize,
+) {
+    stream_collide::<L, F, S, C, ODD, false, false>(fld, p, les, tab, b, t);
 }
 
 /// [`crate::stream::StreamCollide`] with two cells per item ([`stream_collide_pair`]):
@@ -259,7 +292,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool> Kern
     }
     const THREADS: u32 = 128;
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &StreamArgs<F, S::Elem>) {
         let half = <L::Dim as Dim>::BLOCK_CELLS / 2;
         let b = *a.ids.add(i / half) as usize;

@@ -56,7 +56,8 @@ pub const OP_MAX: u32 = 1;
 ///
 /// # Safety
 /// `x` must be valid for reading item `i` (and `i - 1` for [`MODE_HEAD`]).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn predicate(x: *const u32, i: usize, shift: u32, mask: u32, mode: u32) -> u32 {
     let v = *x.add(i);
     if mode == MODE_HEAD {
@@ -74,7 +75,8 @@ pub unsafe fn predicate(x: *const u32, i: usize, shift: u32, mask: u32, mode: u3
 }
 
 /// `a ⊕ b` for [`OP_SUM`] / [`OP_MAX`].
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub fn combine(op: u32, a: u64, b: u64) -> u64 {
     if op == OP_SUM {
         a.wrapping_add(b)
@@ -95,14 +97,16 @@ pub trait ScanIn: Copy + crate::memory::ArgBytes + 'static {
 }
 
 impl ScanIn for u32 {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn load(p: *const u32, i: usize, shift: u32, mask: u32, mode: u32) -> u64 {
         predicate(p, i, shift, mask, mode) as u64
     }
 }
 
 impl ScanIn for u64 {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn load(p: *const u64, i: usize, _: u32, _: u32, _: u32) -> u64 {
         *p.add(i)
     }
@@ -117,22 +121,26 @@ pub trait ScanOut: Copy + crate::memory::ArgBytes + 'static {
 }
 
 impl ScanOut for u32 {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn from_u64(v: u64) -> u32 {
         v as u32
     }
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn to_u64(self) -> u64 {
         self as u64
     }
 }
 
 impl ScanOut for u64 {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn from_u64(v: u64) -> u64 {
         v
     }
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn to_u64(self) -> u64 {
         self
     }
@@ -165,7 +173,8 @@ impl<I: ScanIn, O: ScanOut> Kernel for ScanTileSerial<I, O> {
         Some(if (l.input as u64) < l.n || (l.output != 0 && (l.output as u64) < l.n) { 0 } else { l.sums })
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(t: usize, a: &ScanArgs<I, O>) {
         let n = a.n as usize;
         let start = t << TILE_SHIFT;
@@ -205,7 +214,8 @@ const PADDED: usize = TILE + TILE / 8;
 
 /// Shared-memory slot of tile item `j`: one pad slot per 8 items, so that a thread reading
 /// its items `8t..8t+8` (stride 9 slots) does not hit its neighbours' banks.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn pad(j: usize) -> usize {
     j + (j >> 3)
 }
@@ -217,7 +227,8 @@ fn pad(j: usize) -> usize {
 /// # Safety
 /// Called by every thread of a CTA of `threads` threads; `totals` holds `threads` words
 /// of its shared memory.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn cta_inclusive_scan<C: Cta>(cta: &C, totals: *mut u64, threads: usize, op: u32) {
     let t = cta.thread();
     let mut d = 1;
@@ -248,7 +259,8 @@ pub unsafe fn cta_inclusive_scan<C: Cta>(cta: &C, totals: *mut u64, threads: usi
 /// # Safety
 /// Launched with exactly [`SCAN_CTA`] threads per CTA, one CTA per tile, and
 /// [`SCAN_SHARED_BYTES`] of shared memory; pointers as for [`ScanArgs`].
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn scan_tile_cooperative<C: Cta, I: ScanIn, O: ScanOut>(cta: &C, a: &ScanArgs<I, O>) {
     const CTA: usize = SCAN_CTA as usize;
     const ITEMS: usize = SCAN_ITEMS as usize;
@@ -320,7 +332,8 @@ impl<O: ScanOut> Kernel for AddOffsets<O> {
         Some(l.data.min(l.offsets << TILE_SHIFT))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &AddOffsetsArgs<O>) {
         let p = a.data.add(i);
         *p = O::from_u64((*p).to_u64().wrapping_add(*a.offsets.add(i >> TILE_SHIFT)));
@@ -328,7 +341,8 @@ impl<O: ScanOut> Kernel for AddOffsets<O> {
 }
 
 /// Global position of item `i` from the tile-local scan and the scanned tile offsets.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub(crate) unsafe fn position(local: *const u32, offsets: *const u64, i: usize) -> usize {
     ((*local.add(i) as u64).wrapping_add(*offsets.add(i >> TILE_SHIFT)) as u32) as usize
 }
@@ -357,7 +371,8 @@ impl Kernel for CompactIndices {
         Some(l.flags.min(l.local).min(l.offsets << TILE_SHIFT))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &CompactIndicesArgs) {
         if predicate(a.flags, i, a.shift, a.mask, a.mode) != 0 {
             *a.out.add(position(a.local, a.offsets, i)) = i as u32;
@@ -397,7 +412,8 @@ impl<T: Word> Kernel for CompactValues<T> {
         Some(l.flags.min(l.values).min(l.local).min(l.offsets << TILE_SHIFT))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &CompactValuesArgs<T>) {
         if predicate(a.flags, i, a.shift, a.mask, a.mode) != 0 {
             *a.out.add(position(a.local, a.offsets, i)) = *a.values.add(i);
@@ -441,7 +457,8 @@ impl Kernel for ScanAt {
         Some(if scanned { m.checked_add(1)?.min(l.out) } else { 0 })
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &ScanAtArgs) {
         let p = if (i as u64) < a.m { *a.at.add(i) as u64 } else { a.n };
         *a.out.add(i) = if p < a.n {
@@ -471,7 +488,8 @@ impl<T: Word> Kernel for Scatter<T> {
         Some(l.values.min(l.indices))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &ScatterArgs<T>) {
         *a.out.add(*a.indices.add(i) as usize) = *a.values.add(i);
     }
@@ -518,7 +536,8 @@ impl Kernel for RankSort {
         Some((l.n as usize).min(l.keys_in).min(l.values_in).min(l.keys_out).min(l.values_out))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &RankSortArgs) {
         let k = *a.keys_in.add(i) & a.mask;
         let mut rank = 0usize;
@@ -545,7 +564,8 @@ impl Kernel for SplitScatter {
         })
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &SplitArgs) {
         let k = *a.keys_in.add(i);
         let before = position(a.local, a.offsets, i); // zeros before i

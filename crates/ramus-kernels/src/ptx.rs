@@ -15,7 +15,8 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 }
 
 /// Global thread index.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub(crate) unsafe fn thread_index() -> usize {
     (_block_idx_x() as usize) * (_block_dim_x() as usize) + _thread_idx_x() as usize
 }
@@ -24,22 +25,26 @@ pub(crate) unsafe fn thread_index() -> usize {
 pub(crate) struct Nv;
 
 impl Cta for Nv {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn thread(&self) -> usize {
         // SAFETY: reads a special register.
         unsafe { _thread_idx_x() as usize }
     }
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn block(&self) -> usize {
         // SAFETY: reads a special register.
         unsafe { _block_idx_x() as usize }
     }
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn sync(&self) {
         // SAFETY: every thread of the CTA reaches every call (see `scan_tile_cooperative`).
         unsafe { _syncthreads() }
     }
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn shared(&self) -> *mut u64 {
         gpu_launch_sized_workgroup_mem::<u64>()
     }

@@ -58,7 +58,8 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for CellMom
         Some((l.ids * <L::Dim as Dim>::BLOCK_CELLS).min(l.out / values_per_cell(d)))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &ReadoutArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let d = <L::Dim as Dim>::D;

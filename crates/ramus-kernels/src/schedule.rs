@@ -68,7 +68,8 @@ impl Kernel for FlagBlocks {
         Some(l.ids.min(l.flags))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &FlagArgs) {
         let b = *a.ids.add(i) as usize;
         let mask = *a.block_mask.add(b);
@@ -151,7 +152,8 @@ impl Kernel for FlagLists {
         Some(if fits { l.ids.min(stride - offset) } else { 0 })
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &FlagListsArgs) {
         let b = *a.ids.add(i);
         let mask = *a.block_mask.add(b as usize);
@@ -198,7 +200,8 @@ impl<D: Dim> Kernel for ExpandChildren<D> {
         Some((l.parents * D::CHILDREN).min(l.out))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &ExpandArgs) {
         let nc = D::CHILDREN;
         let q = *a.parents.add(i / nc) as usize;

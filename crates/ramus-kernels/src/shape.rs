@@ -43,13 +43,15 @@ type Interval = (f64, f64);
 const EMPTY: Interval = (1.0, 0.0);
 const ALL: Interval = (f64::NEG_INFINITY, f64::INFINITY);
 
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn meet(a: Interval, b: Interval) -> Interval {
     (a.0.max(b.0), a.1.min(b.1))
 }
 
 /// Where the line `p + s d` lies in the slab `[lo, hi]` of one axis.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn slab(p: f64, d: f64, lo: f64, hi: f64) -> Interval {
     if d == 0.0 {
         if p >= lo && p <= hi {
@@ -65,7 +67,8 @@ fn slab(p: f64, d: f64, lo: f64, hi: f64) -> Interval {
 
 /// Where the line `p + s d` lies in the ball of radius `r` about `c`, over the axes set in
 /// `axes` (bit `a`): a sphere, or the disc across a cylinder's axis.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn ball(p: [f64; 3], d: [f64; 3], c: [f64; 3], r: f64, axes: u32) -> Interval {
     let (mut a, mut b, mut e2) = (0.0, 0.0, 0.0);
     for ax in 0..3 {
@@ -92,7 +95,8 @@ fn ball(p: [f64; 3], d: [f64; 3], c: [f64; 3], r: f64, axes: u32) -> Interval {
 
 /// `√x` in `no_std` (Newton from the exponent-halved guess; the same operations on every
 /// backend, exact to round-off for the distances compared here).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub fn sqrt(x: f64) -> f64 {
     if x <= 0.0 {
         return 0.0;
@@ -105,13 +109,15 @@ pub fn sqrt(x: f64) -> f64 {
 }
 
 /// Bit mask of the first `dim` axes.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 const fn axes_of(dim: usize) -> u32 {
     (1 << dim) - 1
 }
 
 /// The axis of a cylinder parameter set, as a bit.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn cylinder_axis(p: &[f64; 6]) -> u32 {
     if p[4] == 0.0 {
         1
@@ -125,7 +131,8 @@ fn cylinder_axis(p: &[f64; 6]) -> u32 {
 impl Shapes {
     /// Kind and parameters of shape `k`, picked with constant indices: a run-time index
     /// into the parameter array would copy it to local memory on the GPU.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn shape(&self, k: usize) -> (u32, [f64; 6]) {
         let (mut kind, mut p) = (SHAPE_BOX, [0.0; 6]);
         for j in 0..MAX_SHAPES {
@@ -138,7 +145,8 @@ impl Shapes {
     }
 
     /// The motion of shape `k` (constant indices, as [`Self::shape`]).
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn motion_of(&self, k: usize) -> [f64; 6] {
         let mut m = [0.0; 6];
         for j in 0..MAX_SHAPES {
@@ -150,7 +158,8 @@ impl Shapes {
     }
 
     /// The centre of shape `k`: a sphere's or cylinder's centre, a box's midpoint.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub fn centre(&self, k: usize) -> [f64; 3] {
         let (kind, p) = self.shape(k);
         if kind & !SHAPE_OUTSIDE == SHAPE_BOX {
@@ -162,7 +171,8 @@ impl Shapes {
 
     /// Where the line `x + s d` lies in shape `k` (its closed inside, whatever the
     /// [`SHAPE_OUTSIDE`] flag), over the first `dim` axes.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn interval(&self, k: usize, x: [f64; 3], d: [f64; 3], dim: usize) -> Interval {
         let (kind, p) = self.shape(k);
         let axes = axes_of(dim);
@@ -190,7 +200,8 @@ impl Shapes {
     }
 
     /// Whether point `x` lies in shape `k`'s solid (`dim` axes compared).
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub fn contains_one(&self, k: usize, x: [f64; 3], dim: usize) -> bool {
         let (kind, _) = self.shape(k);
         // The zero-length segment at `x`: every interval test reduces to the point test.
@@ -200,7 +211,8 @@ impl Shapes {
     }
 
     /// Whether point `x` lies in any shape's solid.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub fn contains(&self, x: [f64; 3], dim: usize) -> bool {
         let mut any = false;
         // Constant indices (unrolled): kernel parameters stay in parameter space.
@@ -216,7 +228,8 @@ impl Shapes {
     /// it first enters a shape's solid, and that shape (the interpolated bounce-back's
     /// wall distance, [`crate::curved`]); `None` if no shape's solid meets the link (the
     /// solid cell comes from user geometry).
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub fn link_wall(&self, x: [f64; 3], d: [f64; 3], dim: usize) -> Option<(f64, usize)> {
         let mut best: Option<(f64, usize)> = None;
         for k in 0..MAX_SHAPES {
@@ -253,7 +266,8 @@ impl Shapes {
     }
 
     /// The velocity of shape `k`'s surface at point `x`: `U + Ω × (x − centre)`.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub fn velocity(&self, k: usize, x: [f64; 3]) -> [f64; 3] {
         let m = self.motion_of(k);
         let c = self.centre(k);
@@ -263,7 +277,8 @@ impl Shapes {
 
     /// Distance from the box `[lo, lo + w]` to the nearest shape's solid (0 if they
     /// overlap).
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub fn distance(&self, lo: [f64; 3], w: f64, dim: usize) -> f64 {
         let mut best = f64::INFINITY;
         for k in 0..MAX_SHAPES {
@@ -282,7 +297,8 @@ impl Shapes {
 }
 
 /// Distance from the box `[lo, lo + w]` to a shape (0 if they overlap).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn inside_distance(kind: u32, p: &[f64; 6], lo: [f64; 3], w: f64, dim: usize) -> f64 {
     let axes = axes_of(dim);
     // Gap between the block's interval and the shape's on an axis (for the round part of
@@ -315,7 +331,8 @@ fn inside_distance(kind: u32, p: &[f64; 6], lo: [f64; 3], w: f64, dim: usize) ->
 
 /// Distance from the box `[lo, lo + w]` to the solid outside a shape (0 if the box pokes
 /// out of it).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn outside_distance(kind: u32, p: &[f64; 6], lo: [f64; 3], w: f64, dim: usize) -> f64 {
     let axes = axes_of(dim);
     // Room between the block and the shape's faces on an axis (negative: outside).

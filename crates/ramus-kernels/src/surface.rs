@@ -82,7 +82,8 @@ kernel_args! {
 
 impl Surface {
     /// The point `x` (root cells) in quanta, if it lies in the cube.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     fn snap(&self, x: [f64; 3]) -> Option<[i64; 3]> {
         let g = &self.grid;
         let mut p = [0i64; 3];
@@ -98,14 +99,16 @@ impl Surface {
     }
 
     /// Vertex `v` of triangle `t`, in quanta.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn vertex(&self, t: usize, v: usize) -> [i64; 3] {
         let at = 9 * t + 3 * v;
         [*self.vertex.add(at) as i64, *self.vertex.add(at + 1) as i64, *self.vertex.add(at + 2) as i64]
     }
 
     /// The entries of column `(cy, cz)`.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn column(&self, cy: i64, cz: i64) -> (usize, usize) {
         let c = (cy * self.grid.columns as i64 + cz) as usize;
         (*self.start.add(c) as usize, *self.start.add(c + 1) as usize)
@@ -116,7 +119,8 @@ impl Surface {
     ///
     /// # Safety
     /// The arrays hold the surface `grid` describes.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub unsafe fn contains(&self, x: [f64; 3]) -> bool {
         if self.grid.triangles == 0 {
             return false;
@@ -152,7 +156,8 @@ impl Surface {
     ///
     /// # Safety
     /// As [`Self::contains`].
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub unsafe fn crossing(&self, x: [f64; 3], d: [f64; 3]) -> Option<f64> {
         let g = &self.grid;
         if g.triangles == 0 {
@@ -217,7 +222,8 @@ impl Surface {
     ///
     /// # Safety
     /// As [`Self::contains`].
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub unsafe fn near(&self, lo: [f64; 3], w: f64, r: f64) -> bool {
         let g = &self.grid;
         if g.triangles == 0 {
@@ -258,7 +264,8 @@ impl Surface {
 
 /// The 2D cross product `a × b` of two projected vertices relative to the point: the
 /// edge function of the edge `a → b` (twice the signed area of the point and the edge).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn edge(a: [i64; 2], b: [i64; 2]) -> i64 {
     a[0] * b[1] - a[1] * b[0]
 }
@@ -267,7 +274,8 @@ fn edge(a: [i64; 2], b: [i64; 2]) -> i64 {
 /// (y, z): `e + ε (a − b)_z − ε² (a − b)_y`. Antisymmetric in `(a, b)`, so the two
 /// triangles of an edge see the point on opposite sides of it; 0 only for a degenerate
 /// edge.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn side(e: i64, a: [i64; 2], b: [i64; 2]) -> i64 {
     if e != 0 {
         e.signum()
@@ -281,7 +289,8 @@ fn side(e: i64, a: [i64; 2], b: [i64; 2]) -> i64 {
 /// Parameter `s ∈ [0, 1]` where the segment `x + s d` meets triangle `v`, if it does
 /// (barycentric coordinates allowed `1e-9` outside, so that a segment through an edge
 /// meets one of its triangles despite rounding).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn segment_triangle(x: [f64; 3], d: [f64; 3], v: [[f64; 3]; 3]) -> Option<f64> {
     const SLACK: f64 = 1e-9;
     let e1 = sub(v[1], v[0]);
@@ -306,17 +315,20 @@ fn segment_triangle(x: [f64; 3], d: [f64; 3], v: [[f64; 3]; 3]) -> Option<f64> {
     (0.0..=1.0).contains(&s).then_some(s)
 }
 
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
@@ -345,7 +357,8 @@ impl<D: Dim> Kernel for SurfaceSolid<D> {
         Some(l.list)
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &SurfaceSolidArgs) {
         let b = *a.list.add(i) as usize;
         let o = [*a.origin.add(3 * b), *a.origin.add(3 * b + 1), *a.origin.add(3 * b + 2)];
@@ -391,7 +404,8 @@ impl<L: VelocitySet, F: Real> Kernel for SurfaceLinkDistance<L, F> {
         Some((l.list * m).min(l.q / L::Q).min(l.shape / L::Q))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &SurfaceLinkArgs<F>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
         let (j, t) = (i / m, i & (m - 1));
@@ -438,7 +452,8 @@ impl<D: Dim> Kernel for MarkSurfaceDistance<D> {
         Some(l.list)
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &SurfaceMarkArgs) {
         let b = *a.list.add(i) as usize;
         mark_near(&a.pool, b, a.distance, a.freeze != 0, |lo, w, d| a.surface.near(lo, w, d));

@@ -280,7 +280,8 @@ macro_rules! amr_kernel {
         pub struct $name<D>(core::marker::PhantomData<D>);
         impl<D: $crate::lattice::Dim> $crate::launch::Kernel for $name<D> {
             type Args = $args;
-            #[inline(always)]
+            #[cfg_attr(target_arch = "nvptx64", inline(always))]
+            #[cfg_attr(not(target_arch = "nvptx64"), inline)]
             unsafe fn run($i: usize, $a: &$args) $body
             fn max_items($l: &$args<$crate::memory::Lens>) -> Option<usize> {
                 Some($items)

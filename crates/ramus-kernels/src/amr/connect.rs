@@ -18,7 +18,8 @@ use crate::block::{link_index, link_offset, N_SKIP};
 use crate::lattice::Dim;
 
 /// Range of the z offset: `-1..=1` in 3D, `0..=0` in 2D.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn z_range<D: Dim>() -> core::ops::RangeInclusive<i32> {
     if D::D == 3 {
         -1..=1
@@ -29,7 +30,8 @@ fn z_range<D: Dim>() -> core::ops::RangeInclusive<i32> {
 
 /// `nbr_child` value of link `n`: the neighbour's first child, [`NO_CHILD`] for a leaf,
 /// or the link's own sentinel.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn link_child(p: &super::args::Pool, n: i32) -> i32 {
     if n < 0 {
         n
@@ -117,7 +119,8 @@ amr_kernel!(
 
 /// Cell-layer count of local coordinate `x` toward block offset `o` on one axis (0 if the
 /// axis is not crossed): the first layer next to the neighbour is 1.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn layer(o: i32, x: i32) -> i32 {
     if o > 0 {
         4 - x
@@ -129,7 +132,8 @@ fn layer(o: i32, x: i32) -> i32 {
 }
 
 /// Whether block `b` has a link to a coarser region (an `N_SKIP` link).
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn has_skip<D: Dim>(p: &super::args::Pool, b: usize) -> bool {
     let mut s = false;
     for k in 0..D::NEIGHBORS {

@@ -14,7 +14,8 @@ pub const REGION_SPHERE: u32 = 1;
 pub const REGION_SPHERE_SURFACE: u32 = 2;
 
 /// Lower corner and width of block `b`, in root cells.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn block_box(a: &MarkArgs, b: usize) -> ([f64; 3], f64) {
     let p = &a.pool;
     let s = 1.0 / units::ROOT_CELL as f64;
@@ -25,7 +26,8 @@ unsafe fn block_box(a: &MarkArgs, b: usize) -> ([f64; 3], f64) {
 
 /// Squared distance from `c` to the nearest (`far = false`) or farthest point of the box
 /// `[lo, lo + w]` on one axis.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn axis_d2(c: f64, lo: f64, w: f64, far: bool) -> f64 {
     let hi = lo + w;
     let d = if far {
@@ -41,7 +43,8 @@ fn axis_d2(c: f64, lo: f64, w: f64, far: bool) -> f64 {
 }
 
 /// Squared distance from the region centre to the nearest / farthest point of the block.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn box_d2<D: Dim>(c: &[f64; 6], lo: &[f64; 3], w: f64, far: bool) -> f64 {
     let mut d = axis_d2(c[0], lo[0], w, far) + axis_d2(c[1], lo[1], w, far);
     if D::D == 3 {
@@ -84,7 +87,8 @@ amr_kernel!(
 
 /// Distance from the block `[lo, lo + w]` on axis `ax` to the faces of that axis in the
 /// face mask (infinite if neither is selected); `size` is the domain length.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 fn face_distance(faces: u32, ax: u32, lo: f64, w: f64, size: f64) -> f64 {
     let mut d = f64::INFINITY;
     if faces & (1 << (2 * ax)) != 0 {

@@ -51,7 +51,8 @@ pub mod status {
     pub const REMOVE: i32 = 7;
 
     /// Whether a block with this status has children.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub const fn has_children(s: i32) -> bool {
         matches!(s, REFINED | REFINED_WITH_CHILD | REFINED_PERMANENT | MARKED_COARSEN)
     }
@@ -94,20 +95,23 @@ pub mod units {
     pub const ROOT_CELL: i32 = 1 << (MAX_LEVELS - 1);
 
     /// Width of a cell on `level`, in units.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub const fn cell(level: i32) -> i32 {
         ROOT_CELL >> level
     }
 
     /// Width of a block (4 cells) on `level`, in units.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     pub const fn block(level: i32) -> i32 {
         4 * cell(level)
     }
 }
 
 /// Position `(k & 1, (k >> 1) & 1, k >> 2)` of child `k` within its parent.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub const fn child_position(k: usize) -> [i32; 3] {
     [(k & 1) as i32, ((k >> 1) & 1) as i32, (k >> 2) as i32]
 }

@@ -37,7 +37,8 @@ const KEEP: u64 = 1 << 32;
 ///
 /// # Safety
 /// `status` holds block `id`.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn keeps(a: &RemoveArgs, id: u32) -> bool {
     *a.pool.status.add(id as usize) != status::REMOVE
 }
@@ -52,7 +53,8 @@ impl Kernel for RemoveSerial {
         Some((l.id_set >= l.n as usize) as usize)
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(_: usize, a: &RemoveArgs) {
         let mut out = 0;
         for i in 0..a.n as usize {
@@ -76,7 +78,8 @@ impl Kernel for RemoveSerial {
 /// # Safety
 /// Launched with one CTA of [`REMOVE_CTA`] threads and [`REMOVE_SHARED_BYTES`] of shared
 /// memory; `id_set` holds `n` entries, each a block of `pool`.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn remove_cooperative<C: Cta>(cta: &C, a: &RemoveArgs) {
     const CTA: usize = REMOVE_CTA as usize;
     let staged = cta.shared();

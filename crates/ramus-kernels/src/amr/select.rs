@@ -18,7 +18,8 @@ use super::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZE, NO
 use crate::block::N_SKIP;
 
 /// Whether a mark asks for refinement.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub const fn is_refine_mark(m: i32) -> bool {
     m == MARK_REFINE || m == MARK_REFINE_FREEZE
 }
@@ -214,14 +215,16 @@ amr_kernel!(
 );
 
 /// Sort key of block `b` in [`LevelKeys`] and [`LevelGroups`]: the level of its children.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn level_key(p: &super::args::Pool, b: usize) -> u32 {
     (*p.level.add(b) + 1) as u32
 }
 
 /// Sorted value of block `b` in [`LevelKeys`] and [`LevelGroups`]: its first child if
 /// `first_child == 1`, else the block itself.
-#[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn level_value(p: &super::args::Pool, b: usize, first_child: u32) -> u32 {
     if first_child == 1 {
         *p.child.add(b) as u32

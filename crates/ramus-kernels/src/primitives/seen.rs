@@ -30,7 +30,8 @@ impl Kernel for MarkSeen {
         Some(if l.valid == 0 { l.ids } else { l.ids.min(l.valid) })
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &MarkSeenArgs) {
         if a.valid.is_null() || *a.valid.add(i) != 0 {
             // Several items may name one ID: atomic (relaxed) stores make those
@@ -63,7 +64,8 @@ impl Kernel for TakeSeen {
         Some(l.flags.min(l.local).min(l.offsets << TILE_SHIFT))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "nvptx64", inline(always))]
+    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &TakeSeenArgs) {
         if *a.flags.add(i) != 0 {
             *a.out.add(position(a.local, a.offsets, i)) = i as u32;
