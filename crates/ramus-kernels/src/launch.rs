@@ -27,8 +27,7 @@ pub type CpuRun = unsafe fn(start: usize, end: usize, args: *const ());
 /// # Safety
 /// As [`CpuRun`]; `item` runs item `i` of `K` as [`Kernel::run`] does.
 #[cfg(not(target_arch = "nvptx64"))]
-#[cfg_attr(target_arch = "nvptx64", inline(always))]
-#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+#[inline(always)]
 pub unsafe fn run_items<K: Kernel>(start: usize, end: usize, args: *const (), item: unsafe fn(usize, &K::Args)) {
     // SAFETY: the caller passes the address of a `K::Args` (the contract of `CpuRun`).
     let args = unsafe { &*args.cast::<K::Args>() };

@@ -7,14 +7,16 @@
 //! operation order, so their results agree bit for bit.
 //!
 //! **Inlining.** On the GPU every helper is `#[inline(always)]`: a call there costs
-//! registers and local memory. On the host that is kept only where the CPU backend's speed
-//! needs it, the per-cell step and its collisions (`stream`, `collision`, `collide`, `mrt`,
-//! `regularized`, `les`, `eddy`, `storage`, `lattice`, `block`, `real`) and the grid
-//! communication (`interpolate`, `average`, `exchange`); elsewhere the host gets `#[inline]`,
-//! a hint. Forcing it everywhere made the host entry points of the 552 kernels take 40 % more
-//! build time (BENCHMARKS.md, thirty-fifth session), with the CPU backend no faster. The
-//! attributes differ by target only; no floating-point result depends on inlining (no
-//! contraction), so the two backends still agree bit for bit.
+//! registers and local memory. On the host that is kept only where the CPU backend's
+//! speed needs it: the per-cell step and its collisions (`stream`, `collision`,
+//! `collide`, `mrt`, `regularized`, `les`, `eddy`, `storage`, `lattice`, `block`, `real`,
+//! `profile`, `launch`) and the grid communication (`interpolate`, `average`,
+//! `exchange`); elsewhere the host gets `#[inline]`, a hint, and the pair step's per-cell
+//! path stays out of line ([`pairs`]). Forced everywhere, it made the build after a
+//! kernel change 1.6× as long (the host entry points of all 552 kernels; BENCHMARKS.md,
+//! thirty-fifth session) with the CPU backend no faster. The attributes differ by target
+//! only, and no floating-point result depends on inlining (no contraction): the two
+//! backends still agree bit for bit.
 //!
 //! Module map (paper: `gpu-native-amr-lbm-paper.tex`):
 //! - [`amr`]: forest metadata layout, status codes, and the kernels of the adapt routine.

@@ -35,8 +35,7 @@ pub struct ProfileTable<F> {
 pub const ROW: usize = 3 * 16 * 9 * 3;
 
 /// The two tangential axes of the faces on axis `a`, in increasing order.
-#[cfg_attr(target_arch = "nvptx64", inline(always))]
-#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+#[inline(always)]
 pub const fn tangential(a: usize) -> (usize, usize) {
     if a == 0 {
         (1, 2)
@@ -49,8 +48,7 @@ pub const fn tangential(a: usize) -> (usize, usize) {
 
 /// Component `k` of `v`, with a run-time `k` picked by selects (an index into a local
 /// array would put it in local memory on the GPU).
-#[cfg_attr(target_arch = "nvptx64", inline(always))]
-#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+#[inline(always)]
 const fn pick(v: [i32; 3], k: usize) -> i32 {
     if k == 0 {
         v[0]
@@ -64,8 +62,7 @@ const fn pick(v: [i32; 3], k: usize) -> i32 {
 /// Index in [`ProfileTable::u`] of component `comp` of the wall velocity of row `s` on the
 /// face of axis `a`, for the cell at local coordinates `x` and the link `c` (its
 /// tangential components select the crossing point).
-#[cfg_attr(target_arch = "nvptx64", inline(always))]
-#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+#[inline(always)]
 pub const fn profile_index(s: usize, a: usize, x: [i32; 3], c: [i32; 3], comp: usize) -> usize {
     let (b0, b1) = tangential(a);
     let cell = (pick(x, b0) + 4 * pick(x, b1)) as usize;
@@ -79,8 +76,7 @@ pub const fn profile_index(s: usize, a: usize, x: [i32; 3], c: [i32; 3], comp: u
 ///
 /// # Safety
 /// `tab.slot` must cover block `b`, and `tab.u` every row it names.
-#[cfg_attr(target_arch = "nvptx64", inline(always))]
-#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+#[inline(always)]
 pub unsafe fn wall_velocity<F: Real>(
     tab: &ProfileTable<F>,
     b: usize,

@@ -15,8 +15,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 }
 
 /// Global thread index.
-#[cfg_attr(target_arch = "nvptx64", inline(always))]
-#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+#[inline(always)]
 pub(crate) unsafe fn thread_index() -> usize {
     (_block_idx_x() as usize) * (_block_dim_x() as usize) + _thread_idx_x() as usize
 }
@@ -25,26 +24,22 @@ pub(crate) unsafe fn thread_index() -> usize {
 pub(crate) struct Nv;
 
 impl Cta for Nv {
-    #[cfg_attr(target_arch = "nvptx64", inline(always))]
-    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
+    #[inline(always)]
     fn thread(&self) -> usize {
         // SAFETY: reads a special register.
         unsafe { _thread_idx_x() as usize }
     }
-    #[cfg_attr(target_arch = "nvptx64", inline(always))]
-    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
+    #[inline(always)]
     fn block(&self) -> usize {
         // SAFETY: reads a special register.
         unsafe { _block_idx_x() as usize }
     }
-    #[cfg_attr(target_arch = "nvptx64", inline(always))]
-    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
+    #[inline(always)]
     fn sync(&self) {
         // SAFETY: every thread of the CTA reaches every call (see `scan_tile_cooperative`).
         unsafe { _syncthreads() }
     }
-    #[cfg_attr(target_arch = "nvptx64", inline(always))]
-    #[cfg_attr(not(target_arch = "nvptx64"), inline)]
+    #[inline(always)]
     fn shared(&self) -> *mut u64 {
         gpu_launch_sized_workgroup_mem::<u64>()
     }
