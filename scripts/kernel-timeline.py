@@ -17,7 +17,13 @@ through the launch that ended latest before each one passed its wait; per step o
 path (kernel before -> kernel, each with its CTA count), how often it occurs, the median
 gap from the one's end to the other's wait and the median run of the second. Root steps:
 the spacing of the waits of the step kernel with the fewest CTAs (the coarsest level's
-step, once per root step, if no finer level has as few blocks).
+step, once per root step, if no finer level has as few blocks). Device idle: the spans of
+more than IDLE_US (8 µs) in which no probed launch had started and not ended, grouped by
+the kernel that ended before and the one that started after: where the host, not the
+device, paced the run (the guard's check and the adaptation's launches and waits, the
+graph update after an adaptation, and its first replay's upload). Launches of one CTA
+count as running from their start to their end, others from their first CTA's start to
+the later CTA's end.
 """
 import bisect
 import collections
@@ -79,6 +85,7 @@ def main():
     if done:
         critical_path(done)
         root_steps(done)
+        device_idle(done)
 
 
 def critical_path(done):
@@ -117,6 +124,31 @@ def root_steps(done):
     if spans:
         print(f"\nroot steps (steps of {fewest} CTAs): {len(spans)} spans, median {statistics.median(spans):.1f} µs, "
               f"mean {statistics.mean(spans):.1f} µs")
+
+
+IDLE_US = 8.0
+
+
+def device_idle(done):
+    """Spans longer than IDLE_US with no launch running, by the kernels around them."""
+    spans = []
+    busy_end, before = None, None
+    for l in sorted(done, key=lambda l: l["start"]):
+        if busy_end is not None and l["start"] - busy_end > IDLE_US:
+            spans.append((before, l["name"], l["start"] - busy_end))
+        if busy_end is None or l["end"] > busy_end:
+            busy_end, before = l["end"], l["name"]
+    if not spans:
+        return
+    first = min(l["start"] for l in done)
+    total = sum(s for _, _, s in spans)
+    print(f"\ndevice idle over {IDLE_US:.0f} µs: {len(spans)} spans, {total:.1f} µs of {busy_end - first:.1f} µs")
+    groups = collections.defaultdict(list)
+    for a, b, span in spans:
+        groups[(a, b)].append(span)
+    print(f"{'kernel before':44} {'kernel after':44} {'times':>6} {'median µs':>10} {'sum µs':>8}")
+    for (a, b), v in sorted(groups.items(), key=lambda kv: -sum(kv[1])):
+        print(f"{a[:44]:44} {b[:44]:44} {len(v):6} {statistics.median(v):10.2f} {sum(v):8.1f}")
 
 
 if __name__ == "__main__":
