@@ -17,8 +17,8 @@
 # Prints one line per run (MLUPS, virtual MLUPS, stepping and adaptation seconds, graph
 # captures and their host time), then per case the medians of both variants and the
 # median of the pairs' ratios (second / first) with a 90 % bootstrap interval, for the
-# stepping and for the run (stepping + adaptation + guard): a change whose interval holds
-# zero is not resolved by these runs. Writes it all to $OUT/ab.txt (default ./gpu-out).
+# stepping, the adaptation and the run (stepping + adaptation + guard): a change whose
+# interval holds zero is not resolved by these runs. Writes it all to $OUT/ab.txt (default ./gpu-out).
 # GPU_AB_BACKEND, GPU_AB_A1_STEPS, GPU_AB_A3_STEPS: another backend or fewer steps (a dry
 # run of the script on a machine without a GPU: GPU_AB_BACKEND=cpu).
 set -euo pipefail
@@ -54,7 +54,7 @@ d = json.load(open(sys.argv[1]))
 with open(sys.argv[3], "a") as runs:
     case, variant = sys.argv[2].split(" ", 1)
     run = d["wall_seconds"] + d["adaptation_seconds"] + d.get("guard_seconds", 0.0)
-    runs.write("%s\t%s\t%.6f\t%.6f\n" % (case, variant, d["wall_seconds"], run))
+    runs.write("%s\t%s\t%.6f\t%.6f\t%.6f\n" % (case, variant, d["wall_seconds"], run, d["adaptation_seconds"]))
 updates = d.get("submissions", {}).get("stepping", {}).get("graph_updates", 0)
 print("%-14s MLUPS %6.0f  virtual %7.0f  stepping %.3f s  adaptation %.3f s (%.2f %%)  new graphs %d, %d updated (%.3f s)" % (
     sys.argv[2], d["mlups"], d["virtual_mlups"], d["wall_seconds"], d["adaptation_seconds"],
@@ -101,15 +101,15 @@ done
 import collections, random, statistics, sys
 runs = collections.defaultdict(lambda: collections.defaultdict(list))
 for line in open(sys.argv[1]):
-    case, variant, stepping, run = line.split("\t")
-    runs[case][variant].append((float(stepping), float(run)))
+    case, variant, stepping, run, adaptation = line.split("\t")
+    runs[case][variant].append((float(stepping), float(run), float(adaptation)))
 random.seed(1)
 for case, by in runs.items():
     a, b = by.get("default", []), by.get(sys.argv[2], [])
     n = min(len(a), len(b))
     if n == 0:
         continue
-    for k, what in enumerate(("stepping", "run")):
+    for k, what in enumerate(("stepping", "run", "adapt")):
         ratios = [b[i][k] / a[i][k] for i in range(n)]
         boot = sorted(statistics.median(random.choices(ratios, k=n)) for _ in range(2000))
         lo, hi = boot[int(0.05 * len(boot))], boot[int(0.95 * len(boot)) - 1]
