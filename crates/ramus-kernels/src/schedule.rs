@@ -53,25 +53,30 @@ kernel_args! {
         pub onb: ref u32,
         /// One flag per item.
         pub flags: mut u32,
+        /// The block of each item, `ids[i]`: the compaction's values next to the flags
+        /// (written here, where a copy per level cost a driver call).
+        pub values: mut u32,
         /// `SELECT_*`.
         pub select: val u32,
     }
 }
 
-/// `flags[i] = 1` if block `ids[i]` is selected (see the `SELECT_*` constants).
+/// `flags[i] = 1` if block `ids[i]` is selected (see the `SELECT_*` constants), and
+/// `values[i] = ids[i]`.
 pub struct FlagBlocks;
 
 impl Kernel for FlagBlocks {
     type Args = FlagArgs;
 
     fn max_items(l: &FlagArgs<Lens>) -> Option<usize> {
-        Some(l.ids.min(l.flags))
+        Some(l.ids.min(l.flags).min(l.values))
     }
 
     #[cfg_attr(target_arch = "nvptx64", inline(always))]
     #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &FlagArgs) {
         let b = *a.ids.add(i) as usize;
+        *a.values.add(i) = b as u32;
         let mask = *a.block_mask.add(b);
         let s = *a.status.add(b);
         let yes = match a.select {

@@ -230,11 +230,12 @@ crate::kernel_args! {
         pub refined: ref u32,
         /// How many of `refined` count.
         pub refined_count: val i32,
-        /// The level asked for.
-        pub level: val i32,
-        /// `map[i]`.
+        /// Blocks of the minimal map (its first `per_level` entries): the items of one
+        /// level; item `i` asks for level `i / per_level`.
+        pub per_level: val u32,
+        /// `map[i % per_level]`.
         pub ids: mut u32,
-        /// 1 where `map[i]` is such a parent.
+        /// 1 where `map[i % per_level]` is such a parent on level `i / per_level`.
         pub valid: mut u32,
     }
 }

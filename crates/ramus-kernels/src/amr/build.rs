@@ -144,15 +144,19 @@ amr_kernel!(
 );
 
 amr_kernel!(
-    /// After an adapt, over the minimal map: `ids[i] = map[i]`, `valid[i] = 1` if
-    /// the block is on `level`, has children and is not among the blocks just refined
-    /// (`refined[..refined_count]`, ascending). Only children of map blocks change their ghost layers
-    /// (blocks appear or vanish one level below the marked blocks, whose neighbours form
-    /// the map), and the children of a block just refined were filled from it.
-    RelinkedParents, RelinkedParentsArgs, items(l) = if l.refined < l.refined_count.max(0) as usize { 0 } else { l.map.min(l.ids).min(l.valid) }, |i, a| {
+    /// After an adapt, over the minimal map once per level (one launch for all levels):
+    /// item `i` takes `q = map[i % per_level]` and level `l = i / per_level`;
+    /// `ids[i] = q`, `valid[i] = 1` if `q` is on level `l`, has children and is not among
+    /// the blocks just refined (`refined[..refined_count]`, ascending). Only children of
+    /// map blocks change their ghost layers (blocks appear or vanish one level below the
+    /// marked blocks, whose neighbours form the map), and the children of a block just
+    /// refined were filled from it.
+    RelinkedParents, RelinkedParentsArgs, items(l) = if l.refined < l.refined_count.max(0) as usize || l.map < l.per_level as usize || l.per_level == 0 { 0 } else { l.ids.min(l.valid) }, |i, a| {
         let p = &a.pool;
-        let q = *a.map.add(i);
-        let mut keep = *p.level.add(q as usize) == a.level && status::has_children(*p.status.add(q as usize));
+        let per = a.per_level as usize;
+        let q = *a.map.add(i % per);
+        let level = (i / per) as i32;
+        let mut keep = *p.level.add(q as usize) == level && status::has_children(*p.status.add(q as usize));
         if keep {
             // Binary search of the refined blocks.
             let (mut lo, mut hi) = (0usize, a.refined_count as usize);

@@ -38,17 +38,6 @@ use crate::backend::stopwatch::Stopwatch;
 use crate::backend::{Buffer, Device, Lap};
 use crate::error::{Error, Result};
 
-/// A view of the active blocks this adapt read: `ws.active`, or the ID set of
-/// `ws.active_level` (a macro so that the borrows are of those fields only).
-macro_rules! active_ids {
-    ($m:expr, $ws:expr) => {
-        match $ws.active_level {
-            Some(l) => $m.id_sets[l].view(),
-            None => $ws.active.view(),
-        }
-    };
-}
-
 /// Names of the timed steps, in order (paper: Preparation, then steps 1–8).
 pub const ADAPT_STEPS: [&str; 9] = ["Pre", "S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8"];
 
@@ -156,18 +145,13 @@ impl<D: Dim> Mesh<D> {
         let dev = self.device.clone();
         ws.refined_offsets.clear();
         ws.relinked = 0;
-        // A forest on one level (the first refinement of every run) is read from its ID
-        // set, which this adapt does not change (it holds no parent to coarsen, and
-        // refinement appends to the next level): no copy.
-        let mut levels = self.id_counts.iter().enumerate().filter(|(_, &m)| m > 0);
-        ws.active_level = match (levels.next(), levels.next()) {
-            (Some((l, _)), None) => Some(l),
-            _ => None,
-        };
-        let n_act = match ws.active_level {
-            Some(l) => self.id_counts[l],
-            None => self.gather_active(ws)?,
-        };
+        // The items are the IDs below the high-water mark, in ID order: every active block
+        // is one of them, the others are free (`INACTIVE`) and Sanitize flags none of them.
+        // Reading the IDs in place, instead of the levels' ID sets gathered into one list,
+        // saves a copy per level in every adapt; the request lists come out ascending
+        // either way, so the forest does not depend on it.
+        let n_act = self.high_water;
+        ws.ensure_pool_ids(&dev, n_act)?;
         ensure(&dev, &mut ws.flags, n_act)?;
         ensure(&dev, &mut ws.coarsen_flags, n_act)?;
         // Sanitize counts on from the counters' last values (a zeroing memset would be one
@@ -181,14 +165,14 @@ impl<D: Dim> Mesh<D> {
             }
         };
         // Requests this short are sorted from Sanitize's lists (one launch) instead of
-        // compacted out of every active block (four launches over the IDs handed out).
+        // compacted out of the flags of every ID handed out (a scan and a compaction).
         let listed_max = ws.distinct_short_max.min(DISTINCT_MAX).min(n_act);
         ensure(&dev, &mut ws.listed_refine, listed_max)?;
         ensure(&dev, &mut ws.listed_coarsen, listed_max)?;
         let a = amr_args!(
             self,
             SanitizeArgs {
-                active: active_ids!(self, ws),
+                active: ws.pool_ids.slice(..n_act)?,
                 refine: ws.flags.view_mut(),
                 coarsen: ws.coarsen_flags.view_mut(),
                 counts: ws.flagged.view_mut(),
@@ -233,27 +217,21 @@ impl<D: Dim> Mesh<D> {
             ws.counts = dev.zeros(COUNT_SLOTS)?;
         }
         // An empty list needs no pass (a refinement-only or coarsening-only adapt).
-        let kinds = [
-            (n_r, &ws.listed_refine, &ws.flags, &mut ws.to_refine),
-            (n_c, &ws.listed_coarsen, &ws.coarsen_flags, &mut ws.to_coarsen),
-        ];
-        for (count, listed, flags, out) in kinds {
+        for coarsen in [false, true] {
+            let (count, listed, flags, out) = if coarsen {
+                (n_c, &ws.listed_coarsen, &mut ws.coarsen_flags, &mut ws.to_coarsen)
+            } else {
+                (n_r, &ws.listed_refine, &mut ws.flags, &mut ws.to_refine)
+            };
             if count == 0 {
                 continue;
-            }
-            if count <= listed_max {
+            } else if count <= listed_max {
                 let counted = (&mut ws.counts, SLOT_REQUESTS);
                 prim::distinct_short(&dev, &mut ws.scratch, (listed, None, count), None, out, counted)?;
             } else {
-                let active = match ws.active_level {
-                    Some(l) => &self.id_sets[l],
-                    None => &ws.active,
-                };
-                // SAFETY: `active` holds the active IDs, all below the high-water mark
-                // `range`, which `ws.seen` was just made to hold; nothing changes the lists
-                // meanwhile.
-                unsafe { prim::mark_seen(&dev, &mut ws.seen, active, Some(flags), n_act)? };
-                prim::take_seen_deferred(&dev, &mut ws.scratch, &mut ws.seen, range, out, None)?;
+                // Sanitize's items are the IDs: its flags are the per-ID flags that the
+                // compaction lists ascending (and clears).
+                prim::take_seen_deferred(&dev, &mut ws.scratch, flags, range, out, None)?;
             }
         }
         // Every ID in play is below the high-water mark after this adapt: the ID flags of
@@ -273,7 +251,7 @@ impl<D: Dim> Mesh<D> {
             dev.copy(&ws.to_coarsen, n_c, &mut ws.marked, n_r)?;
         }
         Ok(Some(Counts {
-            active: n_act,
+            handed_out: n_act,
             refine: n_r,
             coarsen: n_c,
             high_water,
@@ -444,7 +422,7 @@ impl<D: Dim> Mesh<D> {
         run_list::<NeighbourChildren<D>>(&dev, &ws.counts, n_s, D::NEIGHBORS, a)?;
         let a = amr_args!(self, BlockList { blocks: ws.set.view() });
         run_list::<Masks<D>>(&dev, &ws.counts, n_s, D::BLOCK_CELLS, a)?;
-        self.clear_marks(ws, n.active)?;
+        self.clear_marks(ws, n.handed_out)?;
         ws.relinked = n.map;
         ws.n_refined = n.refine;
         Ok(())
@@ -454,7 +432,7 @@ impl<D: Dim> Mesh<D> {
     /// have changed, per level, ascending: level `l`'s are `ws.relinked_ranges[l]` (offset,
     /// count) of `ws.relinked_ids`. These are the blocks of the minimal map that have
     /// children, except those just refined (their children were filled from them), see
-    /// [`ramus_kernels::amr::build::RelinkedParents`]. One launch per level picks them into
+    /// [`ramus_kernels::amr::build::RelinkedParents`]. One launch picks every level's into
     /// one buffer, one compaction builds every level's list, one read-back gives the counts.
     pub(crate) fn relinked_parents(&mut self, ws: &mut AdaptWorkspace) -> Result<()> {
         let dev = self.device.clone();
@@ -471,20 +449,19 @@ impl<D: Dim> Mesh<D> {
         for buf in [&mut ws.gathered, &mut ws.gathered_valid, &mut ws.relinked_ids] {
             ensure(&dev, buf, total)?;
         }
-        for l in 0..levels {
-            let a = amr_args!(
-                self,
-                RelinkedParentsArgs {
-                    map: ws.map.view(),
-                    refined: ws.to_refine.view(),
-                    refined_count: ws.n_refined as i32,
-                    level: l as i32,
-                    ids: ws.gathered.slice_mut(l * n..(l + 1) * n)?,
-                    valid: ws.gathered_valid.slice_mut(l * n..(l + 1) * n)?,
-                }
-            );
-            run::<RelinkedParents<D>>(&dev, n, a)?;
-        }
+        // Level `l`'s items are `l * n ..`: every level in one launch.
+        let a = amr_args!(
+            self,
+            RelinkedParentsArgs {
+                map: ws.map.slice(..n)?,
+                refined: ws.to_refine.view(),
+                refined_count: ws.n_refined as i32,
+                per_level: n as u32,
+                ids: ws.gathered.slice_mut(..total)?,
+                valid: ws.gathered_valid.slice_mut(..total)?,
+            }
+        );
+        run::<RelinkedParents<D>>(&dev, total, a)?;
         let starts: Vec<usize> = (0..levels).map(|l| l * n).collect();
         ws.relinked_ranges = prim::compact_segments(
             &dev,
@@ -498,11 +475,11 @@ impl<D: Dim> Mesh<D> {
         Ok(())
     }
 
-    /// Clears the marks of the (pre-adapt) active blocks listed in `ws.active` (or the
-    /// one level's ID set, `ws.active_level`).
+    /// Clears the marks of the IDs below the pre-adapt high-water mark `n_act` (the
+    /// active blocks among them; the others' marks are already clear).
     fn clear_marks(&mut self, ws: &AdaptWorkspace, n_act: usize) -> Result<()> {
         let dev = self.device.clone();
-        let a = amr_args!(self, BlockList { blocks: active_ids!(self, ws) });
+        let a = amr_args!(self, BlockList { blocks: ws.pool_ids.slice(..n_act)? });
         run::<ClearMarks<D>>(&dev, n_act, a)
     }
 }

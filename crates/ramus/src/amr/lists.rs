@@ -12,8 +12,9 @@ use crate::error::{Error, Result};
 
 /// Block counts of one adaptation, filled in step by step.
 pub(super) struct Counts {
-    /// Active blocks before the adaptation.
-    pub(super) active: usize,
+    /// IDs handed out before the adaptation (the high-water mark then): the
+    /// Preparation's items, among them every active block.
+    pub(super) handed_out: usize,
     /// Leaves to refine (`ws.to_refine`).
     pub(super) refine: usize,
     /// Parents marked for coarsening (`ws.to_coarsen`).

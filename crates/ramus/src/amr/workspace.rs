@@ -17,12 +17,12 @@ use crate::error::Result;
 /// numbers of active and marked blocks, never the pool capacity.
 pub struct AdaptWorkspace {
     pub(crate) scratch: Scratch,
-    /// Active IDs (all ID sets concatenated).
+    /// Active IDs (all ID sets concatenated; the marking functions' list).
     pub(crate) active: Buffer<u32>,
-    /// The one level that held every active block at the start of the last adapt, whose
-    /// ID set that adapt read in place of `active` (not gathered: one copy less); `None`
-    /// if the blocks were on several levels.
-    pub(crate) active_level: Option<usize>,
+    /// The IDs 0, 1, 2, … up to at least the high-water mark: the items of the
+    /// Preparation and of clearing the marks, which read every ID handed out instead of
+    /// the ID sets gathered into one list (written once, when it grows).
+    pub(crate) pool_ids: Buffer<u32>,
     /// Per-item flags (Preparation: refine requests of the active blocks; S3: kept
     /// coarsenings; S5: removed IDs of an ID set).
     pub(crate) flags: Buffer<u32>,
@@ -122,7 +122,7 @@ impl AdaptWorkspace {
             relinked_ids: z(),
             relinked_ranges: Vec::new(),
             active: z(),
-            active_level: None,
+            pool_ids: z(),
             flags: z(),
             coarsen_flags: z(),
             listed_refine: z(),
@@ -156,6 +156,18 @@ impl AdaptWorkspace {
             *self = AdaptWorkspace::new(dev)?;
             (self.profile, self.counted_max_items, self.distinct_short_max, self.level_groups_max) =
                 (profile, counted, short, groups);
+        }
+        Ok(())
+    }
+
+    /// Makes [`Self::pool_ids`] hold the IDs `0 .. n` at least (grown to a power of two,
+    /// so that a growing forest rewrites it a few times only).
+    pub(crate) fn ensure_pool_ids(&mut self, dev: &Device, n: usize) -> Result<()> {
+        if !holds(dev, &self.pool_ids, n) {
+            let len = n.next_power_of_two().max(256);
+            let ids = u32::try_from(len - 1)
+                .map_err(|_| crate::error::Error::invalid("block IDs handed out", n, "at most 2^31"))?;
+            self.pool_ids = dev.upload(&(0..=ids).collect::<Vec<u32>>())?;
         }
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! Blocks of every level picked by one [`FlagBlocks`] selector (the parents that a read
 //! of the solution saves, the candidates for coarsening), built as [`super::schedule`]
-//! builds its lists: one flagging launch per level into one buffer, one compaction of
+//! builds its lists: one flagging launch per level into one buffer (flags and block IDs), one compaction of
 //! all levels ([`prim::compact_segments`]) and one read-back for every level's length,
 //! where a compaction per level took four launches and a copy.
 
@@ -92,12 +92,12 @@ impl ByLevel {
                 mark: pool.mark.view(),
                 onb: DeviceSlice::none(),
                 flags: self.flags.slice_mut(off[l]..off[l + 1])?,
+                values: self.values.slice_mut(off[l]..off[l + 1])?,
                 select: which,
             };
             // SAFETY: the ID set holds `counts[l]` active IDs of the pool; the selectors
             // that read `onb` are refused above.
             unsafe { dev.launch::<FlagBlocks>(counts[l], args)? };
-            dev.copy(ids, counts[l], &mut self.values, off[l])?;
         }
         self.ranges = prim::compact_segments(
             dev,

@@ -22,7 +22,11 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
         let dev = mesh.device();
         let levels = mesh.max_levels();
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
-        dev.write(&mut self.guard_out, 0, &vec![NONE_BAD; levels])?;
+        // A check that found nothing leaves every slot at NONE_BAD: only the first check
+        // and one after a finding (or a failure) write them.
+        if !std::mem::take(&mut self.guard_clear) {
+            dev.write(&mut self.guard_out, 0, &vec![NONE_BAD; levels])?;
+        }
         let max_speed2 = F::from_f64(max_speed * max_speed);
         for l in 0..levels {
             let n = mesh.blocks_per_level()[l] * m;
@@ -52,7 +56,10 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
         }
         let found = dev.read(&self.guard_out, 0..levels)?;
         match found.iter().position(|&k| k != NONE_BAD) {
-            None => Ok(()),
+            None => {
+                self.guard_clear = true;
+                Ok(())
+            }
             Some(l) => Err(self.diagnose(mesh, step, l, found[l], l == 0 && root_odd, max_speed)),
         }
     }

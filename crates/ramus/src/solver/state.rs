@@ -79,6 +79,9 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float, S: PoolStorage<F>> {
     pub force_out: Buffer<F>,
     /// Per level: the stability guard's result (see [`ramus_kernels::guard`]).
     pub guard_out: Buffer<u64>,
+    /// Whether every slot of `guard_out` holds [`ramus_kernels::guard::NONE_BAD`] (the
+    /// last check found nothing): the next check then writes none (one driver call less).
+    pub guard_clear: bool,
     /// Moments of one chunk of cells for reading the solution, sized on first use by
     /// [`Self::read_moments`].
     pub readout: Buffer<F>,
@@ -174,6 +177,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             profiles: None,
             force_out: Buffer::Host(Vec::new()),
             guard_out: dev.zeros(levels)?,
+            guard_clear: false,
             readout: Buffer::Host(Vec::new()),
             _lattice: PhantomData,
         })
