@@ -11,15 +11,17 @@
 //! keeps |u| ≤ 0.07 in every leaf cell to t = 240 D/U_0, while root-level parent cells
 //! under the refined outlet pass Ma 1 at t ≈ 39.
 //!
-//! One launch per level over the cells of its ID set; a bad cell folds
-//! `(item << 2) | code` into the level's slot with an atomic minimum, so the reported cell
-//! is the first bad one in list order on both backends, whatever the thread order. Good
+//! One launch over the cells of every level's ID set ([`LevelSets`]); a bad cell folds
+//! `(item << 2) | code` (its item within the level) into the level's slot with an atomic
+//! minimum, so the reported cell is the first bad one in list order on both backends,
+//! whatever the thread order. Good
 //! cells write nothing: a healthy run only reads the distributions.
 
 use crate::memory::Lens;
 use core::marker::PhantomData;
 use core::sync::atomic::{AtomicU64, Ordering};
 
+use crate::amr::level_sets::LevelSets;
 use crate::collide::moments;
 use crate::kernel_args;
 use crate::lattice::{Dim, VelocitySet};
@@ -87,32 +89,34 @@ kernel_args! {
         pub onb: ref u32,
         /// Per-block solid-cell masks (may be null when no block is flagged solid).
         pub solid: ref u64,
-        /// Blocks of the level (an ID set); item `i` is cell `i mod 4^D` of `ids[i / 4^D]`.
-        pub ids: ref u32,
-        /// The level's slot: the minimum of `(i << 2) | code` over its bad cells
-        /// ([`NONE_BAD`] before the launch).
+        /// The levels' ID sets: item `i` is cell `i mod 4^D` of their `(i / 4^D)`-th block
+        /// ([`LevelSets::block`]), the `j`-th of level `l`'s.
+        pub sets: args LevelSets<M>,
+        /// One slot per level: the minimum of `((j 4^D + cell) << 2) | code` over the
+        /// level's bad cells ([`NONE_BAD`] before the launch).
         pub out: mut u64,
         /// Square of the largest allowed speed (lattice units).
         pub max_speed2: val F,
     }
 }
 
-/// Checks every non-solid cell of the leaf blocks of a level in the layout of `ODD` steps
-/// (see the module documentation).
+/// Checks every non-solid cell of the leaf blocks of the levels in the layout of `ODD`
+/// steps, every level in one launch (see the module documentation).
 pub struct GuardCheck<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
 impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for GuardCheck<L, F, S, ODD> {
     type Args = GuardArgs<F, S::Elem>;
 
     fn max_items(l: &GuardArgs<F, S::Elem, Lens>) -> Option<usize> {
-        Some(if l.out == 0 { 0 } else { l.ids * <L::Dim as Dim>::BLOCK_CELLS })
+        Some(if l.out < l.sets.levels() { 0 } else { l.sets.items() * <L::Dim as Dim>::BLOCK_CELLS })
     }
 
     #[cfg_attr(target_arch = "nvptx64", inline(always))]
     #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &GuardArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
-        let b = *a.ids.add(i / m) as usize;
+        let (level, j, b) = a.sets.block(i / m);
+        let b = b as usize;
         let t = i & (m - 1);
         if *a.child.add(b) >= 0 {
             return;
@@ -124,9 +128,10 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for GuardCh
         let h = load_cell::<L, F, S, ODD>(&fld, b, t);
         let (code, _) = cell_health::<L, F>(&h, a.max_speed2);
         if code != HEALTHY {
-            // SAFETY: `out` is a valid, 8-byte aligned u64 that only atomics touch during
-            // the launch.
-            AtomicU64::from_ptr(a.out).fetch_min(((i as u64) << 2) | code, Ordering::Relaxed);
+            // SAFETY: `out` holds a valid, 8-byte aligned u64 per level with items (see
+            // `max_items`) that only atomics touch during the launch.
+            let key = (((j * m + t) as u64) << 2) | code;
+            AtomicU64::from_ptr(a.out.add(level)).fetch_min(key, Ordering::Relaxed);
         }
     }
 }

@@ -5,6 +5,7 @@
 use crate::memory::Lens;
 use core::marker::PhantomData;
 
+use crate::amr::level_sets::LevelSets;
 use crate::amr::{status, BLOCK_CHILD_HAS_GHOSTS, BLOCK_HAS_GHOSTS};
 use crate::kernel_args;
 use crate::lattice::Dim;
@@ -35,8 +36,8 @@ pub const SELECT_WALL_BLOCKS: u32 = 7;
 kernel_args! {
     /// Arguments of [`FlagBlocks`].
     pub struct FlagArgs {
-        /// Blocks to flag (e.g. a level's ID set).
-        pub ids: ref u32,
+        /// The blocks to flag: the chosen levels' ID sets, item `i` their `i`-th block.
+        pub sets: args LevelSets<M>,
         /// Per-block masks of the pool.
         pub block_mask: ref u32,
         /// Per-block statuses of the pool.
@@ -53,29 +54,29 @@ kernel_args! {
         pub onb: ref u32,
         /// One flag per item.
         pub flags: mut u32,
-        /// The block of each item, `ids[i]`: the compaction's values next to the flags
-        /// (written here, where a copy per level cost a driver call).
+        /// The block of each item: the compaction's values next to the flags (written
+        /// here, where a copy per level cost a driver call).
         pub values: mut u32,
         /// `SELECT_*`.
         pub select: val u32,
     }
 }
 
-/// `flags[i] = 1` if block `ids[i]` is selected (see the `SELECT_*` constants), and
-/// `values[i] = ids[i]`.
+/// `flags[i] = 1` if item `i`'s block `b` ([`LevelSets::block`]) is selected (see the
+/// `SELECT_*` constants), and `values[i] = b`: every level in one launch.
 pub struct FlagBlocks;
 
 impl Kernel for FlagBlocks {
     type Args = FlagArgs;
 
     fn max_items(l: &FlagArgs<Lens>) -> Option<usize> {
-        Some(l.ids.min(l.flags).min(l.values))
+        Some(l.sets.items().min(l.flags).min(l.values))
     }
 
     #[cfg_attr(target_arch = "nvptx64", inline(always))]
     #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &FlagArgs) {
-        let b = *a.ids.add(i) as usize;
+        let b = a.sets.block(i).2 as usize;
         *a.values.add(i) = b as u32;
         let mask = *a.block_mask.add(b);
         let s = *a.status.add(b);
@@ -118,8 +119,8 @@ pub const LISTS: usize = 4;
 kernel_args! {
     /// Arguments of [`FlagLists`].
     pub struct FlagListsArgs {
-        /// One level's ID set.
-        pub ids: ref u32,
+        /// Every level's ID set: item `i` is their `i`-th block.
+        pub sets: args LevelSets<M>,
         /// Per-block masks of the pool.
         pub block_mask: ref u32,
         /// Per-block statuses of the pool.
@@ -130,8 +131,6 @@ kernel_args! {
         pub lists: val u32,
         /// Items per segment (the blocks of all levels).
         pub stride: val u32,
-        /// This level's first item in every segment.
-        pub offset: val u32,
         /// One flag per item of every segment.
         pub flags: mut u32,
         /// The block ID of every item of every segment.
@@ -139,33 +138,33 @@ kernel_args! {
     }
 }
 
-/// Flags one level's blocks for every list at once, in a layout of one segment per list,
-/// each holding all levels' ID sets one after the other: item `i` of the level writes
-/// `flags[k * stride + offset + i]` (is block `ids[i]` in list `k`?) and the ID beside it,
-/// so that one compaction of all segments builds every list of every level, in ID-set
-/// order, as [`FlagBlocks`] and one compaction per list and level did.
+/// Flags every level's blocks for every list at once, in a layout of one segment per list,
+/// each holding all levels' ID sets one after the other: item `i` (block `b`,
+/// [`LevelSets::block`]) writes `flags[k * stride + i]` (is `b` in list `k`?) and `b`
+/// beside it, so that one compaction of all segments builds every list of every level, in
+/// ID-set order, as [`FlagBlocks`] and one compaction per list and level did.
 pub struct FlagLists;
 
 impl Kernel for FlagLists {
     type Args = FlagListsArgs;
 
     fn max_items(l: &FlagListsArgs<Lens>) -> Option<usize> {
-        let (stride, offset) = (l.stride as usize, l.offset as usize);
+        let stride = l.stride as usize;
         let segments = (l.lists & 0xF).count_ones() as usize;
         let solid = l.lists & (LIST_OBSTACLE | LIST_WALLS) != 0;
-        let fits = segments * stride <= l.flags.min(l.values) && offset <= stride && !(solid && l.onb == 0);
-        Some(if fits { l.ids.min(stride - offset) } else { 0 })
+        let fits = segments * stride <= l.flags.min(l.values) && !(solid && l.onb == 0);
+        Some(if fits { l.sets.items().min(stride) } else { 0 })
     }
 
     #[cfg_attr(target_arch = "nvptx64", inline(always))]
     #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &FlagListsArgs) {
-        let b = *a.ids.add(i);
+        let b = a.sets.block(i).2;
         let mask = *a.block_mask.add(b as usize);
         let leaf = *a.status.add(b as usize) == status::UNREFINED;
         let solid =
             a.lists & (LIST_OBSTACLE | LIST_WALLS) != 0 && *a.onb.add(b as usize) & crate::stream::ONB_SOLID != 0;
-        let mut at = a.offset as usize + i;
+        let mut at = i;
         // Written out per list (no run-time indexed local array, which would live in local
         // memory on the GPU).
         let mut put = |bit: u32, yes: bool| {

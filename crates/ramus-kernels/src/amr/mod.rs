@@ -124,6 +124,7 @@ pub const MARK_REFINE_FREEZE: i32 = 2;
 pub mod args;
 pub mod build;
 pub mod connect;
+pub mod level_sets;
 pub mod mark;
 pub mod remove;
 pub mod select;

@@ -5,16 +5,18 @@
 
 use ramus_kernels::amr::args::{LevelOffsetsArgs, PushGapsArgs};
 use ramus_kernels::amr::build::{AppendChildren, FlagRemoved, PushGaps, ResetRemoved};
+use ramus_kernels::amr::level_sets::LevelSets;
 use ramus_kernels::amr::remove::{RemoveSerial, REMOVE_CTA, REMOVE_SHARED_BYTES, REMOVE_SHORT_MAX};
 use ramus_kernels::amr::select::{LevelGroups, LevelKeys, LevelOffsets};
+use ramus_kernels::amr::MAX_LEVELS;
 use ramus_kernels::Dim;
 
 use super::lists::Counts;
 use super::workspace::{amr_args, ensure, key_bits, run, AdaptWorkspace, ListLen};
 use super::Mesh;
 use crate::backend::primitives as prim;
-use crate::backend::{Device, Views};
-use crate::error::Result;
+use crate::backend::{Device, DeviceSlice, Views};
+use crate::error::{Error, Result};
 
 impl<D: Dim> Mesh<D> {
     /// Groups blocks by the level of their children, keeping their order within a level
@@ -170,5 +172,27 @@ impl<D: Dim> Mesh<D> {
             }
         }
         Ok(())
+    }
+}
+
+impl<D: Dim> Mesh<D> {
+    /// The ID sets of the levels that `chosen` picks, for one launch over all their blocks
+    /// (level after level, each in ID-set order: [`LevelSets`]); the other levels have no
+    /// items. An error if the blocks number 2^32 or more (u32 item indices).
+    pub(crate) fn level_sets(&self, chosen: impl Fn(usize) -> bool) -> Result<LevelSets<Views<'_>>> {
+        let mut sets = [DeviceSlice::none(); MAX_LEVELS];
+        let mut start = [0u32; MAX_LEVELS + 1];
+        let mut total = 0usize;
+        for l in 0..MAX_LEVELS {
+            if l < self.spec.max_levels && chosen(l) {
+                let n = self.id_counts[l];
+                sets[l] = self.id_sets[l].slice(..n)?;
+                total += n;
+            }
+            start[l + 1] = u32::try_from(total)
+                .map_err(|_| Error::invalid("blocks of the levels", total, "fewer than 2^32 (u32 indices)"))?;
+        }
+        let [set0, set1, set2, set3, set4, set5, set6, set7, set8, set9, set10, set11] = sets;
+        Ok(LevelSets { set0, set1, set2, set3, set4, set5, set6, set7, set8, set9, set10, set11, start })
     }
 }

@@ -1,8 +1,8 @@
 //! Blocks of every level picked by one [`FlagBlocks`] selector (the parents that a read
 //! of the solution saves, the candidates for coarsening), built as [`super::schedule`]
-//! builds its lists: one flagging launch per level into one buffer (flags and block IDs), one compaction of
-//! all levels ([`prim::compact_segments`]) and one read-back for every level's length,
-//! where a compaction per level took four launches and a copy.
+//! builds its lists: one flagging launch over every level (flags and block IDs), one
+//! compaction of all levels ([`prim::compact_segments`]) and one read-back for every
+//! level's length, where a compaction per level took four launches and a copy.
 
 use ramus_kernels::schedule::{FlagArgs, FlagBlocks, SELECT_OBSTACLE_LEAVES, SELECT_WALL_BLOCKS};
 use ramus_kernels::Dim;
@@ -80,25 +80,22 @@ impl ByLevel {
             ensure(dev, buf, n)?;
         }
         let pool = mesh.arrays();
-        for l in (0..levels).filter(|&l| counts[l] > 0) {
-            let ids = &mesh.id_sets()[l];
-            let args = FlagArgs::<Views> {
-                ids: ids.slice(..counts[l])?,
-                block_mask: pool.block_mask.view(),
-                status: pool.status.view(),
-                level: pool.level.view(),
-                level_of,
-                child: pool.child.view(),
-                mark: pool.mark.view(),
-                onb: DeviceSlice::none(),
-                flags: self.flags.slice_mut(off[l]..off[l + 1])?,
-                values: self.values.slice_mut(off[l]..off[l + 1])?,
-                select: which,
-            };
-            // SAFETY: the ID set holds `counts[l]` active IDs of the pool; the selectors
-            // that read `onb` are refused above.
-            unsafe { dev.launch::<FlagBlocks>(counts[l], args)? };
-        }
+        let args = FlagArgs::<Views> {
+            sets: mesh.level_sets(&chosen)?,
+            block_mask: pool.block_mask.view(),
+            status: pool.status.view(),
+            level: pool.level.view(),
+            level_of,
+            child: pool.child.view(),
+            mark: pool.mark.view(),
+            onb: DeviceSlice::none(),
+            flags: self.flags.slice_mut(..n)?,
+            values: self.values.slice_mut(..n)?,
+            select: which,
+        };
+        // SAFETY: the ID sets hold active IDs of the pool; the selectors that read `onb`
+        // are refused above.
+        unsafe { dev.launch::<FlagBlocks>(n, args)? };
         self.ranges = prim::compact_segments(
             dev,
             &mut self.scratch,

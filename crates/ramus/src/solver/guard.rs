@@ -1,6 +1,8 @@
-//! The stability guard on the host side: one [`GuardCheck`] launch per level and one
-//! read-back of the per-level results (see [`crate::config::Guard`]).
+//! The stability guard on the host side: one [`GuardCheck`] launch over every level (two
+//! after an odd number of root steps) and one read-back of the per-level results (see
+//! [`crate::config::Guard`]).
 
+use ramus_kernels::amr::MAX_LEVELS;
 use ramus_kernels::guard::{cell_health, GuardArgs, GuardCheck, BAD_DENSITY, BAD_POPULATION, NONE_BAD};
 use ramus_kernels::obstacle::cell_centre;
 use ramus_kernels::stream::{load_cell, Field};
@@ -28,8 +30,14 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             dev.write(&mut self.guard_out, 0, &vec![NONE_BAD; levels])?;
         }
         let max_speed2 = F::from_f64(max_speed * max_speed);
-        for l in 0..levels {
-            let n = mesh.blocks_per_level()[l] * m;
+        // One launch over every level, two after an odd number of root steps: the root
+        // level's populations are then in the odd layout, the finer levels' never are.
+        for odd in [true, false] {
+            if odd && !root_odd {
+                continue;
+            }
+            let sets = mesh.level_sets(|l| (l == 0 && root_odd) == odd)?;
+            let n = sets.start[MAX_LEVELS] as usize * m;
             if n == 0 {
                 continue;
             }
@@ -40,14 +48,14 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
                 child: mesh.arrays().child.view(),
                 onb,
                 solid,
-                ids: mesh.id_sets()[l].slice(..mesh.blocks_per_level()[l])?,
-                out: self.guard_out.slice_mut(l..l + 1)?,
+                sets,
+                out: self.guard_out.slice_mut(..levels)?,
                 max_speed2,
             };
-            // SAFETY: the ID set holds `n / 4^D` active blocks of the pool; `out` is slot
-            // `l` of a buffer of `levels` elements; the kernel only reads the pool.
+            // SAFETY: the ID sets hold active blocks of the pool; `out` holds a slot per
+            // level; the kernel only reads the pool.
             unsafe {
-                if l == 0 && root_odd {
+                if odd {
                     dev.launch::<GuardCheck<Q, F, S, true>>(n, args)?
                 } else {
                     dev.launch::<GuardCheck<Q, F, S, false>>(n, args)?

@@ -79,10 +79,10 @@ impl Schedule {
 
     /// Rebuilds every list from the mesh's ID sets, statuses and block masks, and the
     /// solver's boundary flags `onb` (`None`: no obstacles, no obstacle lists); the wall
-    /// lists only with `walls` (the wall pass runs). One flagging launch per level writes
-    /// every kind of list at once ([`FlagLists`]), then one compaction builds them all
-    /// and one read-back gives their offsets and lengths: a handful of launches however
-    /// many levels and lists.
+    /// lists only with `walls` (the wall pass runs). One flagging launch over every level
+    /// writes every kind of list at once ([`FlagLists`]), then one compaction builds them
+    /// all and one read-back gives their offsets and lengths: a handful of launches
+    /// however many levels and lists.
     pub fn rebuild<D: Dim>(&mut self, mesh: &Mesh<D>, onb: Option<&Buffer<u32>>, walls: bool) -> Result<()> {
         let dev = mesh.device();
         let counts = mesh.blocks_per_level();
@@ -111,24 +111,18 @@ impl Schedule {
             off[l + 1] = off[l] + counts[l];
         }
         let pool = mesh.arrays();
-        for l in 0..levels {
-            if counts[l] == 0 {
-                continue;
-            }
-            let args = FlagListsArgs::<Views> {
-                ids: mesh.id_sets()[l].slice(..counts[l])?,
-                block_mask: pool.block_mask.view(),
-                status: pool.status.view(),
-                onb: onb.map_or(DeviceSlice::none(), Buffer::view),
-                lists: kinds,
-                stride: stride as u32,
-                offset: off[l] as u32,
-                flags: self.flags.view_mut(),
-                values: self.values.view_mut(),
-            };
-            // SAFETY: the ID set holds active IDs of the pool; `onb` holds a flag per pool block.
-            unsafe { dev.launch::<FlagLists>(counts[l], args)? };
-        }
+        let args = FlagListsArgs::<Views> {
+            sets: mesh.level_sets(|l| l < levels)?,
+            block_mask: pool.block_mask.view(),
+            status: pool.status.view(),
+            onb: onb.map_or(DeviceSlice::none(), Buffer::view),
+            lists: kinds,
+            stride: stride as u32,
+            flags: self.flags.view_mut(),
+            values: self.values.view_mut(),
+        };
+        // SAFETY: the ID sets hold active IDs of the pool; `onb` holds a flag per pool block.
+        unsafe { dev.launch::<FlagLists>(stride, args)? };
         // Kind `k`'s level `l` begins at `k * stride + off[l]`: segment `k * levels + l`.
         let starts: Vec<usize> =
             (0..segments).flat_map(|k| off[..levels].iter().map(move |&o| k * stride + o)).collect();
