@@ -1,7 +1,8 @@
 //! Refinement criteria computed from the solution (paper, section "Adaptive Mesh
 //! Refinement" of the solver, Algorithm "Refinement/Coarsening Criterion").
 //!
-//! The vorticity criterion runs in one launch per level over that level's ID set: every
+//! The vorticity criterion runs in one launch over the levels' ID sets ([`LevelSets`]; two
+//! after an odd number of root steps, whose root level is in the odd layout): every
 //! cell of a leaf computes its velocity and `|ω|²` with the paper's first-order
 //! differences, the block's maximum goes through the paper's log₂ level rule
 //! ([`desired_level`]), and the block is marked refine / coarsen / keep. On CUDA one CTA
@@ -21,7 +22,8 @@
 use crate::memory::Lens;
 use core::marker::PhantomData;
 
-use crate::amr::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE};
+use crate::amr::level_sets::LevelSets;
+use crate::amr::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE, MAX_LEVELS};
 use crate::block::{cell_coords, resolve};
 use crate::collide::moments;
 use crate::kernel_args;
@@ -50,19 +52,16 @@ kernel_args! {
         pub onb: ref u32,
         /// Per-block solid-cell masks (see [`Field::solid`]).
         pub solid: ref u64,
-        /// Blocks of one level (its ID set); only leaves are evaluated and marked.
-        pub list: ref u32,
-        /// Number of listed blocks.
-        pub n: val u32,
+        /// The levels' ID sets: item `i` (of a block) is their `i`-th block, on level `l`
+        /// ([`LevelSets::block`]); only leaves are evaluated and marked.
+        pub sets: args LevelSets<M>,
         /// Per-block statuses.
         pub status: ref i32,
         /// Per-block marks of the pool (written for the listed leaves).
         pub mark: mut i32,
-        /// `length · 2^level`: converts a velocity difference per cell of the level to
-        /// (lattice velocity) per reference length.
-        pub scale: val F,
-        /// Level of the listed blocks.
-        pub level: val i32,
+        /// The reference length in root cells: `length · 2^l` converts a velocity
+        /// difference per cell of level `l` to (lattice velocity) per reference length.
+        pub length: val F,
         /// Grid levels allowed (`L_max`).
         pub max_levels: val i32,
         /// The paper's `N_start`.
@@ -137,38 +136,48 @@ unsafe fn cell_w2<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
     ((wx * wx + wy * wy + wz * wz) * (scale * scale)).to_f64() as f32
 }
 
-/// The mark of a leaf of level `a.level` whose cells' largest `|ω|²` is `w2`: refine if
-/// the desired level is above, coarsen if below.
+/// `length · 2^level` (exact: a power of two scales without rounding), the factor of
+/// [`cell_w2`] on `level`.
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
 #[cfg_attr(not(target_arch = "nvptx64"), inline)]
-fn level_mark<F, P>(w2: f32, a: &CriterionArgs<F, P>) -> i32 {
+fn level_scale<F: Real>(length: F, level: usize) -> F {
+    length * F::from_f64((1u64 << level) as f64)
+}
+
+/// The mark of a leaf of `level` whose cells' largest `|ω|²` is `w2`: refine if the
+/// desired level is above, coarsen if below.
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+fn level_mark<F, P>(w2: f32, level: usize, a: &CriterionArgs<F, P>) -> i32 {
     let des = desired_level(w2, a.max_levels, a.n_start, a.n_inc);
-    if des > a.level {
+    let level = level as i32;
+    if des > level {
         MARK_REFINE
-    } else if des < a.level {
+    } else if des < level {
         MARK_COARSEN
     } else {
         MARK_NONE
     }
 }
 
-/// The vorticity criterion on the CPU: work item `i` evaluates every cell of block
-/// `list[i]` (if a leaf) and writes its mark (CUDA runs [`vorticity_mark_cooperative`]
-/// instead, with the same result).
+/// The vorticity criterion on the CPU: work item `i` evaluates every cell of the `i`-th
+/// block of the sets (if a leaf) and writes its mark (CUDA runs
+/// [`vorticity_mark_cooperative`] instead, with the same result).
 pub struct VorticityMarkSerial<L, F, S, const ODD: bool>(PhantomData<(L, F, S)>);
 
 impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for VorticityMarkSerial<L, F, S, ODD> {
     type Args = CriterionArgs<F, S::Elem>;
 
     fn max_items(l: &CriterionArgs<F, S::Elem, Lens>) -> Option<usize> {
-        Some(l.list.min(l.n as usize))
+        Some(l.sets.items())
     }
 
     #[cfg_attr(target_arch = "nvptx64", inline(always))]
     #[cfg_attr(not(target_arch = "nvptx64"), inline)]
     unsafe fn run(i: usize, a: &CriterionArgs<F, S::Elem>) {
         let m = <L::Dim as Dim>::BLOCK_CELLS;
-        let b = *a.list.add(i) as usize;
+        let (level, _, b) = a.sets.block(i);
+        let b = b as usize;
         if *a.status.add(b) != status::UNREFINED {
             return;
         }
@@ -178,16 +187,18 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for Vortici
             *ut = velocity::<L, F, S, ODD>(&fld, b, t);
         }
         let local = |t: usize| u[t];
+        let scale = level_scale(a.length, level);
         let mut w = 0.0f32;
         for t in 0..m {
-            w = w.max(cell_w2::<L, F, S, ODD>(&fld, b, t, a.scale, &local));
+            w = w.max(cell_w2::<L, F, S, ODD>(&fld, b, t, scale, &local));
         }
-        *a.mark.add(b) = level_mark(w, a);
+        *a.mark.add(b) = level_mark(w, level, a);
     }
 }
 
 /// The vorticity criterion on a CUDA CTA of [`CRITERION_CTA`] threads: thread `t` of CTA
-/// `c` handles cell `i mod 4^D` of block `list[i / 4^D]`, `i = c·CRITERION_CTA + t`.
+/// `c` handles cell `i mod 4^D` of the sets' `(i / 4^D)`-th block, `i = c·CRITERION_CTA +
+/// t` (a CTA holds whole blocks, of any levels).
 ///
 /// 1. every cell of a leaf loads its populations and puts its velocity in shared memory;
 /// 2. each computes `|ω|²` from the shared velocities (loading only a forward neighbour
@@ -201,8 +212,9 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for Vortici
 /// depend on the order).
 ///
 /// # Safety
-/// Launched with [`CRITERION_CTA`] threads per CTA, `⌈n 4^D / CRITERION_CTA⌉` CTAs and
-/// [`CRITERION_SHARED_BYTES`] of shared memory; pointers as for [`CriterionArgs`].
+/// Launched with [`CRITERION_CTA`] threads per CTA, `⌈n 4^D / CRITERION_CTA⌉` CTAs for the
+/// sets' `n` blocks and [`CRITERION_SHARED_BYTES`] of shared memory; pointers as for
+/// [`CriterionArgs`], the sets as [`LevelSets::items`] accepts them.
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
 #[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
@@ -218,9 +230,11 @@ pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, S: Sto
     let t = i & (m - 1);
     let slot = |k: usize, axis: usize| smem.add(3 * k + axis);
     let mut b = 0usize;
+    let mut level = 0usize;
     let mut leaf = false;
-    if i / m < a.n as usize {
-        b = *a.list.add(i / m) as usize;
+    if i / m < a.sets.start[MAX_LEVELS] as usize {
+        let (l, _, block) = a.sets.block(i / m);
+        (level, b) = (l, block as usize);
         leaf = *a.status.add(b) == status::UNREFINED;
     }
     let fld = Field { f: a.f, nbr: a.nbr, onb: a.onb, solid: a.solid };
@@ -237,7 +251,7 @@ pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, S: Sto
         let get = |axis| F::from_f64(f64::from_bits(*slot(first + k, axis)));
         [get(0), get(1), get(2)]
     };
-    let w2 = if leaf { cell_w2::<L, F, S, ODD>(&fld, b, t, a.scale, &local) } else { 0.0 };
+    let w2 = if leaf { cell_w2::<L, F, S, ODD>(&fld, b, t, level_scale(a.length, level), &local) } else { 0.0 };
     *w2s.add(th) = w2.to_bits() as u64;
     cta.sync();
 
@@ -253,7 +267,7 @@ pub unsafe fn vorticity_mark_cooperative<C: Cta, L: VelocitySet, F: Real, S: Sto
     }
     if leaf && t == 0 {
         let w = 0.0f32.max(f32::from_bits(*w2s.add(th) as u32));
-        *a.mark.add(b) = level_mark(w, a);
+        *a.mark.add(b) = level_mark(w, level, a);
     }
 }
 

@@ -1,9 +1,11 @@
 //! The cooperative vorticity criterion (the code of the CUDA entries, run here on an
 //! emulated CTA: 128 host threads, a barrier for `__syncthreads`, a shared array) writes
 //! the same marks as the serial CPU kernel, in both AA layouts, on a grid of blocks with
-//! walls, periodic links and a block that is not a leaf.
+//! walls, periodic links and a block that is not a leaf, its blocks on two levels of one
+//! launch.
 
-use ramus_kernels::amr::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE};
+use ramus_kernels::amr::level_sets::LevelSets;
+use ramus_kernels::amr::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE, MAX_LEVELS};
 use ramus_kernels::block::{boundary_link, face, link_offset};
 use ramus_kernels::collide::{equilibrium_dir, usq_term};
 use ramus_kernels::criterion::{
@@ -11,6 +13,7 @@ use ramus_kernels::criterion::{
 };
 use ramus_kernels::emulate::run_ctas;
 use ramus_kernels::launch::Kernel;
+use ramus_kernels::memory::Raw;
 use ramus_kernels::stream::pool_index;
 use ramus_kernels::{Dim, Native, VelocitySet, D2Q9, D3Q19, D3Q27};
 
@@ -72,18 +75,42 @@ fn grid<L: VelocitySet>(walls: bool) -> Grid {
     Grid { f, nbr, onb, status, n }
 }
 
-fn args<F>(g: &mut Grid, f: *mut F, mark: &mut [i32], scale: F) -> CriterionArgs<F, F> {
+/// The blocks `list` as the sets of two levels: the first `split` on level 2, the rest on
+/// level 3 (the others empty), so that one launch covers blocks of two levels. With
+/// `max_levels = 4` the rule's marks differ between them (level 3 cannot refine; below
+/// the finest level a level's marks would not change with it, the desired level moving
+/// with the scale `2^l`).
+fn sets(list: &[u32], split: usize) -> LevelSets<Raw> {
+    let mut start = [list.len() as u32; MAX_LEVELS + 1];
+    (start[0], start[1], start[2], start[3]) = (0, 0, 0, split as u32);
+    let none = std::ptr::null();
+    LevelSets {
+        set0: none,
+        set1: none,
+        set2: list.as_ptr(),
+        set3: list[split..].as_ptr(),
+        set4: none,
+        set5: none,
+        set6: none,
+        set7: none,
+        set8: none,
+        set9: none,
+        set10: none,
+        set11: none,
+        start,
+    }
+}
+
+fn args<F>(g: &mut Grid, f: *mut F, mark: &mut [i32], length: F, sets: LevelSets<Raw>) -> CriterionArgs<F, F> {
     CriterionArgs {
         f,
         nbr: g.nbr.as_ptr(),
         onb: g.onb.as_ptr(),
         solid: std::ptr::null(),
-        list: std::ptr::null(),
-        n: g.n as u32,
+        sets,
         status: g.status.as_ptr(),
         mark: mark.as_mut_ptr(),
-        scale,
-        level: 1,
+        length,
         max_levels: 4,
         n_start: -3.0,
         n_inc: 1.0,
@@ -95,18 +122,25 @@ fn check<L: VelocitySet, const ODD: bool>(walls: bool) {
     let list: Vec<u32> = (0..g.n as u32).collect();
     let m = <L::Dim as Dim>::BLOCK_CELLS;
     let mut seen = [false; 3];
-    // Scales (domain lengths) over several powers of two: blocks cross the thresholds.
+    let mut differ = false;
+    // Reference lengths over several powers of two: blocks cross the thresholds.
     for k in (-16..4).step_by(2) {
         let scale = (4 * B) as f64 * 2f64.powf(k as f64 * 0.5);
         for single in [false, true] {
             let mut f32s: Vec<f32> = g.f.iter().map(|&x| x as f32).collect();
+            let half = g.n / 2;
             let mut serial = vec![UNSET; g.n];
             let mut coop = vec![UNSET; g.n];
-            for (marks, cooperative) in [(&mut serial, false), (&mut coop, true)] {
+            // Every block on level 2, every block on level 3 (serial): what each half of
+            // the two-level launches must reproduce.
+            let mut on1 = vec![UNSET; g.n];
+            let mut on2 = vec![UNSET; g.n];
+            let runs =
+                [(&mut serial, false, half), (&mut coop, true, half), (&mut on1, false, g.n), (&mut on2, false, 0)];
+            for (marks, cooperative, split) in runs {
                 macro_rules! go {
                     ($f:expr, $s:expr) => {{
-                        let mut a = args(&mut g, $f, marks, $s);
-                        a.list = list.as_ptr();
+                        let a = args(&mut g, $f, marks, $s, sets(&list, split));
                         if cooperative {
                             run_cooperative::<L, _, ODD>(&a, g.n * m);
                         } else {
@@ -126,12 +160,15 @@ fn check<L: VelocitySet, const ODD: bool>(walls: bool) {
             }
             assert_eq!(serial, coop, "{} ODD = {ODD} walls = {walls} f32 = {single} scale = {scale}", L::NAME);
             assert_eq!(serial[4], UNSET, "a block that is not a leaf got a mark");
+            assert_eq!((&serial[..half], &serial[half..]), (&on1[..half], &on2[half..]), "levels of one launch");
+            differ |= on1 != on2;
             for (s, kind) in seen.iter_mut().zip([MARK_REFINE, MARK_NONE, MARK_COARSEN]) {
                 *s |= serial.contains(&kind);
             }
         }
     }
     assert_eq!(seen, [true; 3], "{}: every kind of mark occurs at some scale", L::NAME);
+    assert!(differ, "{}: the level changes some mark at some scale", L::NAME);
 }
 
 /// Runs the cooperative kernel over `items` cells, CTA by CTA, with garbage in shared memory.

@@ -1,6 +1,6 @@
 //! Every level's ID set in one launch ([`LevelSets`]): the per-level launch families of an
 //! adaptation whose levels do not depend on each other (flagging the work lists, the
-//! stability guard) become one launch each, where a launch per level cost the host a
+//! stability guard, the vorticity criterion) become one launch each, where a launch per level cost the host a
 //! driver call per level (BENCHMARKS.md, thirty-seventh session). The items are the
 //! levels' blocks one level after the other, in ID-set order, as the per-level launches
 //! laid them out.

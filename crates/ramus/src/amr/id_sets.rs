@@ -15,7 +15,7 @@ use super::lists::Counts;
 use super::workspace::{amr_args, ensure, key_bits, run, AdaptWorkspace, ListLen};
 use super::Mesh;
 use crate::backend::primitives as prim;
-use crate::backend::{Device, DeviceSlice, Views};
+use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::error::{Error, Result};
 
 impl<D: Dim> Mesh<D> {
@@ -180,19 +180,27 @@ impl<D: Dim> Mesh<D> {
     /// (level after level, each in ID-set order: [`LevelSets`]); the other levels have no
     /// items. An error if the blocks number 2^32 or more (u32 item indices).
     pub(crate) fn level_sets(&self, chosen: impl Fn(usize) -> bool) -> Result<LevelSets<Views<'_>>> {
-        let mut sets = [DeviceSlice::none(); MAX_LEVELS];
-        let mut start = [0u32; MAX_LEVELS + 1];
-        let mut total = 0usize;
-        for l in 0..MAX_LEVELS {
-            if l < self.spec.max_levels && chosen(l) {
-                let n = self.id_counts[l];
-                sets[l] = self.id_sets[l].slice(..n)?;
-                total += n;
-            }
-            start[l + 1] = u32::try_from(total)
-                .map_err(|_| Error::invalid("blocks of the levels", total, "fewer than 2^32 (u32 indices)"))?;
-        }
-        let [set0, set1, set2, set3, set4, set5, set6, set7, set8, set9, set10, set11] = sets;
-        Ok(LevelSets { set0, set1, set2, set3, set4, set5, set6, set7, set8, set9, set10, set11, start })
+        level_sets(&self.id_sets, &self.id_counts, chosen)
     }
+}
+
+/// [`Mesh::level_sets`] of the ID sets `id_sets` holding `counts` blocks each.
+pub(crate) fn level_sets<'a>(
+    id_sets: &'a [Buffer<u32>],
+    counts: &[usize],
+    chosen: impl Fn(usize) -> bool,
+) -> Result<LevelSets<Views<'a>>> {
+    let mut sets = [DeviceSlice::none(); MAX_LEVELS];
+    let mut start = [0u32; MAX_LEVELS + 1];
+    let mut total = 0usize;
+    for l in 0..MAX_LEVELS {
+        if l < id_sets.len().min(counts.len()) && chosen(l) {
+            sets[l] = id_sets[l].slice(..counts[l])?;
+            total += counts[l];
+        }
+        start[l + 1] = u32::try_from(total)
+            .map_err(|_| Error::invalid("blocks of the levels", total, "fewer than 2^32 (u32 indices)"))?;
+    }
+    let [set0, set1, set2, set3, set4, set5, set6, set7, set8, set9, set10, set11] = sets;
+    Ok(LevelSets { set0, set1, set2, set3, set4, set5, set6, set7, set8, set9, set10, set11, start })
 }

@@ -1,12 +1,13 @@
 //! The forest's block pool on a device (paper, section "Data Structures").
 
+use ramus_kernels::amr::level_sets::LevelSets;
 use ramus_kernels::amr::{status, units, NO_CHILD};
 use ramus_kernels::block::{link_index, EDGE, N_SKIP};
 use ramus_kernels::Dim;
 
 use super::RootGrid;
 use crate::backend::memory::check_host_memory;
-use crate::backend::{Buffer, Device, DeviceSlice, DeviceSliceMut, Elem};
+use crate::backend::{Buffer, Device, DeviceSlice, DeviceSliceMut, Elem, Views};
 use crate::config::Boundary;
 use crate::error::{Error, Result};
 
@@ -274,6 +275,14 @@ pub(crate) struct MarkingViews<'a> {
     pub nbr: DeviceSlice<'a, i32>,
     pub onb: DeviceSlice<'a, u32>,
     pub id_sets: &'a [Buffer<u32>],
+    pub id_counts: &'a [usize],
+}
+
+impl<'a> MarkingViews<'a> {
+    /// The ID sets of the levels `chosen` picks, for one launch ([`Mesh::level_sets`]).
+    pub fn level_sets(&self, chosen: impl Fn(usize) -> bool) -> Result<LevelSets<Views<'a>>> {
+        super::id_sets::level_sets(self.id_sets, self.id_counts, chosen)
+    }
 }
 
 /// Metadata bytes per block of the pool (ID sets included).
@@ -467,6 +476,7 @@ impl<D: Dim> Mesh<D> {
             nbr: self.nbr.view(),
             onb: self.onb.view(),
             id_sets: &self.id_sets,
+            id_counts: &self.id_counts,
         }
     }
 

@@ -1,6 +1,7 @@
 //! The vorticity refinement criterion on the device (paper, solver section "Adaptive Mesh
 //! Refinement" and Algorithm "Refinement/Coarsening Criterion").
 
+use ramus_kernels::amr::MAX_LEVELS;
 use ramus_kernels::criterion::{CriterionArgs, VorticityMarkSerial, CRITERION_CTA, CRITERION_SHARED_BYTES};
 use ramus_kernels::registry::Entry;
 use ramus_kernels::{Dim, VelocitySet};
@@ -12,8 +13,9 @@ use crate::error::{Error, Result};
 use crate::{Float, PoolStorage};
 
 impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
-    /// Marks every leaf from its block-maximum vorticity with the level rule, one launch
-    /// per level. Ghost cells must hold valid data (see [`Solver::synchronize`]).
+    /// Marks every leaf from its block-maximum vorticity with the level rule, in one launch
+    /// over every level (two after an odd number of root steps: the root level is then in
+    /// the odd layout). Ghost cells must hold valid data (see [`Solver::synchronize`]).
     /// `length`: reference length in root cells (the paper's units, see
     /// [`ramus_kernels::criterion`]).
     pub fn mark_vorticity(
@@ -25,15 +27,19 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
         length: f64,
     ) -> Result<()> {
         let dev = mesh.device().clone();
-        for l in 0..mesh.max_levels() {
-            // The whole ID set: the kernels skip blocks that are not leaves (a list of
-            // leaves would cost a compaction per level at every adaptation).
-            let n = mesh.blocks_per_level()[l];
+        for odd in [true, false] {
+            if odd && !root_odd {
+                continue;
+            }
+            // Whole ID sets: the kernels skip blocks that are not leaves (a list of leaves
+            // would cost a compaction at every adaptation).
+            let max_levels = mesh.max_levels() as i32;
+            let views = mesh.marking_views();
+            let sets = views.level_sets(|l| (l == 0 && root_odd) == odd)?;
+            let n = sets.start[MAX_LEVELS] as usize;
             if n == 0 {
                 continue;
             }
-            let max_levels = mesh.max_levels() as i32;
-            let views = mesh.marking_views();
             let (onb, solid) = match &self.solids {
                 Some(s) => (s.onb.view(), s.solid.view()),
                 None => (views.onb, DeviceSlice::none()),
@@ -43,20 +49,18 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
                 nbr: views.nbr,
                 onb,
                 solid,
-                list: views.id_sets[l].slice(..n)?,
-                n: n as u32,
+                sets,
                 status: views.status,
                 mark: views.mark,
-                scale: F::from_f64(length * (1u64 << l) as f64),
-                level: l as i32,
+                length: F::from_f64(length),
                 max_levels,
                 n_start: n_start as f32,
                 n_inc: n_inc as f32,
             };
-            // SAFETY: the ID set holds `n` active blocks of level `l`; the CUDA entry runs
-            // with the CTA size, grid and shared memory `vorticity_mark_cooperative` needs.
+            // SAFETY: the ID sets hold `n` active blocks; the CUDA entry runs with the CTA
+            // size, grid and shared memory `vorticity_mark_cooperative` needs.
             unsafe {
-                if l == 0 && root_odd {
+                if odd {
                     launch::<Q, F, S, true>(&dev, n, args)?
                 } else {
                     launch::<Q, F, S, false>(&dev, n, args)?
@@ -85,7 +89,7 @@ where
         Device::Cuda(_) => {
             let items = n * <Q::Dim as Dim>::BLOCK_CELLS;
             let grid = u32::try_from(items.div_ceil(CRITERION_CTA as usize))
-                .map_err(|_| Error::invalid("blocks of a level", n, "at most 2^32 - 1"))?;
+                .map_err(|_| Error::invalid("blocks of the levels", n, "at most 2^32 - 1"))?;
             dev.launch_cta::<VorticityMarkSerial<Q, F, S, ODD>>(grid, CRITERION_CTA, CRITERION_SHARED_BYTES, n, args)
         }
     }
