@@ -18,7 +18,7 @@
 use crate::memory::Lens;
 use core::marker::PhantomData;
 
-use crate::amr::{child_position, CELL_GHOST, CELL_INTERFACE};
+use crate::amr::{child_position, coarsening_candidate, CELL_GHOST, CELL_INTERFACE};
 
 /// [`AverageToParents`] mode: every coarse cell (e.g. before children are removed by
 /// coarsening, or to present the finer solution on the coarse level).
@@ -32,6 +32,11 @@ pub const AVERAGE_NOT_GHOST: u32 = 1;
 /// (every cell of a block with ghosts is a ghost or interface cell, the two layers being
 /// four cells deep).
 pub const AVERAGE_INTERFACE: u32 = 2;
+/// [`AverageToParents`] mode: as [`AVERAGE_NOT_GHOST`], for the candidates for coarsening
+/// only ([`crate::amr::coarsening_candidate`]: the blocks the mesh routine may coarsen,
+/// which become leaves carrying their children's solution). The other blocks of the list
+/// are skipped, so that a launch over a whole ID set needs no list of candidates.
+pub const AVERAGE_COARSENING: u32 = 3;
 use crate::block::{cell_coords, cell_index};
 use crate::interpolate::{
     add_scaled, cell_eddy, join, scale_neq, set_cell_eddy, shift_momentum, split, CommArgs, Split,
@@ -181,7 +186,12 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool> Kernel for Average
         // thread waits, one with nothing to write too (see `wait_for_prior_kernels`).
         wait_for_prior_kernels();
         if let Some(first) = first {
-            average_from::<L, F, S, ODD>(a, q, j, first);
+            // Statuses and marks after the wait: the criterion just before wrote the marks.
+            if a.masked != AVERAGE_COARSENING
+                || coarsening_candidate(a.status, a.child, a.mark, q, <L::Dim as Dim>::CHILDREN)
+            {
+                average_from::<L, F, S, ODD>(a, q, j, first);
+            }
         }
     }
 }

@@ -364,6 +364,12 @@ kernel_args! {
         /// ([`crate::eddy::EddyField::eddy`]): read from the sources, written to the
         /// targets. Unused (may be empty) unless `les.eddy > 0`.
         pub eddy: mut F,
+        /// Per-block statuses of the pool; read only by
+        /// [`crate::average::AVERAGE_COARSENING`] (may be empty otherwise).
+        pub status: ref i32,
+        /// Per-block marks of the pool; read only by
+        /// [`crate::average::AVERAGE_COARSENING`] (may be empty otherwise).
+        pub mark: ref i32,
     }
 }
 

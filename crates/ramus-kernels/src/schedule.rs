@@ -22,10 +22,6 @@ pub const SELECT_LEAVES: u32 = 2;
 pub const SELECT_PARENTS: u32 = 3;
 /// [`FlagBlocks`] selector: blocks on level `FlagArgs::level_of`.
 pub const SELECT_LEVEL: u32 = 4;
-/// [`FlagBlocks`] selector: the candidates for coarsening, `REFINED` blocks whose children
-/// are all marked [`crate::amr::MARK_COARSEN`] (the mesh routine coarsens no other block;
-/// `FlagArgs::level_of` holds the children per block).
-pub const SELECT_COARSENING: u32 = 5;
 /// [`FlagBlocks`] selector: leaves flagged [`crate::stream::ONB_SOLID`] in `FlagArgs::onb`
 /// (the blocks the force on an obstacle is summed over).
 pub const SELECT_OBSTACLE_LEAVES: u32 = 6;
@@ -44,12 +40,8 @@ kernel_args! {
         pub status: ref i32,
         /// Per-block levels of the pool.
         pub level: ref i32,
-        /// The level [`SELECT_LEVEL`] picks; `2^D` for [`SELECT_COARSENING`].
+        /// The level [`SELECT_LEVEL`] picks.
         pub level_of: val i32,
-        /// First child of each block of the pool ([`SELECT_COARSENING`]).
-        pub child: ref i32,
-        /// Marks of the pool ([`SELECT_COARSENING`]).
-        pub mark: ref i32,
         /// The solver's per-block flags ([`SELECT_OBSTACLE_LEAVES`]; may be null otherwise).
         pub onb: ref u32,
         /// One flag per item.
@@ -88,18 +80,7 @@ impl Kernel for FlagBlocks {
             SELECT_LEVEL => *a.level.add(b) == a.level_of,
             SELECT_OBSTACLE_LEAVES => s == status::UNREFINED && *a.onb.add(b) & crate::stream::ONB_SOLID != 0,
             SELECT_WALL_BLOCKS => *a.onb.add(b) & crate::stream::ONB_SOLID != 0,
-            _ => {
-                // As the mesh routine's Preparation: `REFINED` (children all leaves, not
-                // frozen) and every child asks.
-                let mut all = s == status::REFINED;
-                if all {
-                    let c = *a.child.add(b) as usize;
-                    for k in 0..a.level_of as usize {
-                        all &= *a.mark.add(c + k) == crate::amr::MARK_COARSEN;
-                    }
-                }
-                all
-            }
+            _ => false,
         };
         *a.flags.add(i) = yes as u32;
     }

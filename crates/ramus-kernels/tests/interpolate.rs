@@ -3,9 +3,9 @@
 
 #![allow(clippy::needless_range_loop)] // index loops mirror the cell/child numbering
 
-use ramus_kernels::amr::{child_position, CELL_GHOST, CELL_INTERFACE, CELL_INTERIOR};
+use ramus_kernels::amr::{child_position, status, CELL_GHOST, CELL_INTERFACE, CELL_INTERIOR, MARK_COARSEN, MARK_NONE};
 use ramus_kernels::average::{average, average_eddy, covering_child, AverageToParents};
-use ramus_kernels::average::{AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
+use ramus_kernels::average::{AVERAGE_COARSENING, AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
 use ramus_kernels::block::{cell_coords, link_index, link_offset, N_SKIP};
 use ramus_kernels::collide::moments;
 use ramus_kernels::interpolate::{
@@ -261,6 +261,8 @@ fn transfer_args(les: LesTransfer<f64>) -> CommArgs<f64, f64> {
         masked: 0,
         solid: std::ptr::null(),
         eddy: std::ptr::null_mut(),
+        status: std::ptr::null(),
+        mark: std::ptr::null(),
     }
 }
 
@@ -353,6 +355,8 @@ struct Pool {
     parent: Vec<i32>,
     child: Vec<i32>,
     mask: Vec<u8>,
+    status: Vec<i32>,
+    mark: Vec<i32>,
     f: Vec<f64>,
 }
 
@@ -380,7 +384,11 @@ fn pool<L: VelocitySet>() -> Pool {
     for c in n..total {
         parent[c] = 0;
     }
-    Pool { n, nbr, onb, parent, child, mask: vec![CELL_INTERIOR; total * m], f: vec![0.0; total * L::Q * m] }
+    // Block 0 `REFINED` (its children leaves), nothing marked.
+    let mut status = vec![status::UNREFINED; total];
+    status[0] = status::REFINED;
+    let (mask, mark, f) = (vec![CELL_INTERIOR; total * m], vec![MARK_NONE; total], vec![0.0; total * L::Q * m]);
+    Pool { n, nbr, onb, parent, child, mask, status, mark, f }
 }
 
 impl Pool {
@@ -404,6 +412,8 @@ impl Pool {
             masked: masked as u32,
             solid: std::ptr::null(),
             eddy: std::ptr::null_mut(),
+            status: self.status.as_ptr(),
+            mark: self.mark.as_ptr(),
         }
     }
     /// Cell `t` of block `b` in layout `ODD`.
@@ -569,6 +579,40 @@ where
             assert!(max_diff::<L>(&pl.get::<L, ODD>(0, j), &want) <= 1e-15, "{name}: {name_m} average j={j}");
         }
     }
+
+    // Candidates for coarsening only, over every root (only block 0 has children): as
+    // "not-ghost" where block 0 is `REFINED` and all its children ask, else nothing.
+    let roots: Vec<u32> = (0..n as u32).collect();
+    let cases = [
+        ("no marks", status::REFINED, 0),
+        ("one child does not ask", status::REFINED, nc - 1),
+        ("all ask", status::REFINED, nc),
+        ("grandchildren", status::REFINED_WITH_CHILD, nc),
+    ];
+    for (case, st, asking) in cases {
+        for b in 0..n {
+            for j in 0..m {
+                pl.put::<L, ODD>(b, j, &coarse[b][j]);
+            }
+        }
+        pl.status[0] = st;
+        for k in 0..nc {
+            pl.mark[n + k] = if k < asking { MARK_COARSEN } else { MARK_NONE };
+        }
+        let mut args = pl.args(&roots, b_fac, true);
+        args.masked = AVERAGE_COARSENING;
+        run_all::<AverageToParents<L, f64, Native, ODD>>(n * m, &args);
+        let candidate = st == status::REFINED && asking == nc;
+        for b in 0..n {
+            for j in 0..m {
+                let want = if b == 0 && candidate && cat(j) != 1 { averaged[j] } else { coarse[b][j] };
+                let err = max_diff::<L>(&pl.get::<L, ODD>(b, j), &want);
+                assert!(err <= 1e-15, "{name}: coarsening ({case}) b={b} j={j}: {err:e}");
+            }
+        }
+    }
+    pl.status[0] = status::REFINED;
+    pl.mark.iter_mut().for_each(|k| *k = MARK_NONE);
 }
 
 /// The four (parity, interpolation) variants of a lattice: a macro, so that each call

@@ -223,7 +223,10 @@ crate::kernel_args! {
 crate::kernel_args! {
     /// Parents whose children were relinked ([`super::build::RelinkedParents`]).
     pub struct RelinkedParentsArgs {
-        pub pool: args Pool<M>,
+        /// Per-block levels of the pool.
+        pub level: ref i32,
+        /// Per-block statuses of the pool.
+        pub status: ref i32,
         /// The minimal map.
         pub map: ref u32,
         /// The blocks just refined, ascending.

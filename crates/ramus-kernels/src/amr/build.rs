@@ -152,11 +152,10 @@ amr_kernel!(
     /// marked blocks, whose neighbours form the map), and the children of a block just
     /// refined were filled from it.
     RelinkedParents, RelinkedParentsArgs, items(l) = if l.refined < l.refined_count.max(0) as usize || l.map < l.per_level as usize || l.per_level == 0 { 0 } else { l.ids.min(l.valid) }, |i, a| {
-        let p = &a.pool;
         let per = a.per_level as usize;
         let q = *a.map.add(i % per);
         let level = (i / per) as i32;
-        let mut keep = *p.level.add(q as usize) == level && status::has_children(*p.status.add(q as usize));
+        let mut keep = *a.level.add(q as usize) == level && status::has_children(*a.status.add(q as usize));
         if keep {
             // Binary search of the refined blocks.
             let (mut lo, mut hi) = (0usize, a.refined_count as usize);

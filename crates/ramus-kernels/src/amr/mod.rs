@@ -58,6 +58,35 @@ pub mod status {
     }
 }
 
+/// Whether block `b` is a candidate for coarsening, as the mesh routine's Preparation
+/// decides: `REFINED` (its `children` children all leaves, not frozen) and every child
+/// marked [`MARK_COARSEN`]. (2:1 balance may still revert it; no other block is coarsened.)
+///
+/// # Safety
+/// `b` a block of the pool that `status`, `child` and `mark` describe.
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+pub unsafe fn coarsening_candidate(
+    status: *const i32,
+    child: *const i32,
+    mark: *const i32,
+    b: usize,
+    children: usize,
+) -> bool {
+    // SAFETY: the caller's contract; a `REFINED` block's children are blocks of the pool.
+    unsafe {
+        if *status.add(b) != status::REFINED {
+            return false;
+        }
+        let c = *child.add(b) as usize;
+        let mut all = true;
+        for k in 0..children {
+            all &= *mark.add(c + k) == MARK_COARSEN;
+        }
+        all
+    }
+}
+
 /// `nbr_child` value of a neighbour that exists and has no children.
 pub const NO_CHILD: i32 = -2;
 

@@ -17,7 +17,7 @@
 use std::time::Duration;
 
 use ramus_kernels::amr::build::{
-    BranchStatus, BuildChildren, FinalizeCoarsened, FinalizeRefined, GatherParents, MarkRemoved, RelinkedParents,
+    BranchStatus, BuildChildren, FinalizeCoarsened, FinalizeRefined, GatherParents, MarkRemoved,
 };
 use ramus_kernels::amr::connect::{ChildLinks, GatherChildren, Masks, NeighbourChildren};
 use ramus_kernels::amr::select::{
@@ -425,53 +425,6 @@ impl<D: Dim> Mesh<D> {
         self.clear_marks(ws, n.handed_out)?;
         ws.relinked = n.map;
         ws.n_refined = n.refine;
-        Ok(())
-    }
-
-    /// The blocks whose children's ghost layers the last [`Self::adapt_with`] on `ws` may
-    /// have changed, per level, ascending: level `l`'s are `ws.relinked_ranges[l]` (offset,
-    /// count) of `ws.relinked_ids`. These are the blocks of the minimal map that have
-    /// children, except those just refined (their children were filled from them), see
-    /// [`ramus_kernels::amr::build::RelinkedParents`]. One launch picks every level's into
-    /// one buffer, one compaction builds every level's list, one read-back gives the counts.
-    pub(crate) fn relinked_parents(&mut self, ws: &mut AdaptWorkspace) -> Result<()> {
-        let dev = self.device.clone();
-        let levels = self.spec.max_levels.saturating_sub(1);
-        let n = ws.relinked;
-        ws.relinked_ranges = vec![(0, 0); levels];
-        if n == 0 || levels == 0 {
-            return Ok(());
-        }
-        let total = n * levels;
-        if total > u32::MAX as usize {
-            return Err(Error::invalid("relinked blocks × levels", total, "fewer than 2^32 (u32 indices)"));
-        }
-        for buf in [&mut ws.gathered, &mut ws.gathered_valid, &mut ws.relinked_ids] {
-            ensure(&dev, buf, total)?;
-        }
-        // Level `l`'s items are `l * n ..`: every level in one launch.
-        let a = amr_args!(
-            self,
-            RelinkedParentsArgs {
-                map: ws.map.slice(..n)?,
-                refined: ws.to_refine.view(),
-                refined_count: ws.n_refined as i32,
-                per_level: n as u32,
-                ids: ws.gathered.slice_mut(..total)?,
-                valid: ws.gathered_valid.slice_mut(..total)?,
-            }
-        );
-        run::<RelinkedParents<D>>(&dev, total, a)?;
-        let starts: Vec<usize> = (0..levels).map(|l| l * n).collect();
-        ws.relinked_ranges = prim::compact_segments(
-            &dev,
-            &mut ws.scratch,
-            &ws.gathered_valid,
-            &ws.gathered,
-            total,
-            &mut ws.relinked_ids,
-            &starts,
-        )?;
         Ok(())
     }
 

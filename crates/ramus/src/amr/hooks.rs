@@ -15,12 +15,16 @@
 
 use std::ops::Range;
 
+use ramus_kernels::amr::args::RelinkedParentsArgs;
+use ramus_kernels::amr::build::RelinkedParents;
 use ramus_kernels::Dim;
 
+use super::workspace::run;
 use super::{AdaptReport, AdaptWorkspace, Mesh};
+use crate::backend::primitives::{compact_segments, Scratch};
 use crate::backend::stopwatch::Stopwatch;
-use crate::backend::{Buffer, DeviceSlice, Lap};
-use crate::error::Result;
+use crate::backend::{Buffer, DeviceSlice, DeviceSliceMut, Lap, Views};
+use crate::error::{Error, Result};
 
 /// Where in the run an adaptation happens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,25 +45,131 @@ pub struct RefinedBlocks<'a> {
     pub offsets: &'a [usize],
 }
 
-/// The blocks with children whose ghost layers an adaptation may have changed (the
-/// minimal map's parents, except those just refined), per level, ascending within a
-/// level: level `l`'s are [`Self::level`]`(l)`, `ranges[l] = (offset, count)` of `ids`.
+/// The blocks with children whose ghost layers an adaptation may have changed: the
+/// minimal map's blocks with children, except those just refined (their children were
+/// filled from them), per level (all but the finest). They come unlisted: one flag per
+/// level and map block says whether that block is on that level's list, so that a
+/// [`BlockData`] can compact them together with lists of its own, with one read-back
+/// for all ([`Self::flag`]; the solver builds them with its work lists), or list them
+/// on their own ([`Self::lists`]: a compaction and a read-back).
 #[derive(Clone, Copy)]
 pub struct RelinkedBlocks<'a> {
-    /// Every level's block IDs, one level after the other.
-    pub ids: &'a Buffer<u32>,
-    /// Per level (all but the finest), where its list lies in `ids`: `(offset, count)`.
-    pub ranges: &'a [(usize, usize)],
+    /// The adapt's minimal map (ascending IDs).
+    map: DeviceSlice<'a, u32>,
+    /// The blocks it refined (ascending IDs): the first `refined_count`.
+    refined: DeviceSlice<'a, u32>,
+    refined_count: usize,
+    /// Levels with lists: all but the finest.
+    levels: usize,
 }
 
 impl<'a> RelinkedBlocks<'a> {
+    /// The relinked blocks of the last adapt on `ws` (its map and refined blocks), on a
+    /// mesh of `max_levels` levels.
+    pub(crate) fn of(ws: &'a AdaptWorkspace, max_levels: usize) -> Result<Self> {
+        Ok(RelinkedBlocks {
+            map: ws.map.slice(..ws.relinked)?,
+            refined: ws.to_refine.view(),
+            refined_count: ws.n_refined,
+            levels: max_levels.saturating_sub(1),
+        })
+    }
+
+    /// Number of levels with lists: all but the finest, none after an adapt without a
+    /// map (nothing marked).
+    pub fn levels(&self) -> usize {
+        if self.map.is_empty() {
+            0
+        } else {
+            self.levels
+        }
+    }
+
+    /// Flags per level: level `l`'s are items `l · per_level() .. (l + 1) · per_level()`
+    /// of [`Self::flag`].
+    pub fn per_level(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Items that [`Self::flag`] writes: [`Self::levels`] × [`Self::per_level`].
+    pub fn items(&self) -> usize {
+        self.levels() * self.per_level()
+    }
+
+    /// For every item `i` (level `l = i / per_level()`, map block `b = map[i mod
+    /// per_level()]`): `ids[i] = b`, and `flags[i] = 1` if `b` is on level `l`, has
+    /// children and was not just refined, else 0. Compacting each level's items (e.g.
+    /// with [`crate::backend::primitives::compact_segments`]) lists its relinked blocks
+    /// in ascending order. One launch for every level; an error if `ids` or `flags`
+    /// hold fewer than [`Self::items`] or more than 2³² are needed.
+    pub fn flag<D: Dim>(
+        &self,
+        mesh: &Mesh<D>,
+        ids: DeviceSliceMut<'_, u32>,
+        flags: DeviceSliceMut<'_, u32>,
+    ) -> Result<()> {
+        let total = self.items();
+        if total == 0 {
+            return Ok(());
+        }
+        if total > u32::MAX as usize {
+            return Err(Error::invalid("relinked blocks × levels", total, "fewer than 2^32 (u32 indices)"));
+        }
+        if ids.len() < total || flags.len() < total {
+            return Err(Error::invalid(
+                "relinked flag outputs",
+                format!("{} ids, {} flags", ids.len(), flags.len()),
+                format!("at least {total} each (levels × map blocks)"),
+            ));
+        }
+        let pool = mesh.arrays();
+        let a = RelinkedParentsArgs::<Views<'_>> {
+            level: pool.level.view(),
+            status: pool.status.view(),
+            map: self.map,
+            refined: self.refined,
+            refined_count: self.refined_count as i32,
+            per_level: self.per_level() as u32,
+            ids,
+            valid: flags,
+        };
+        run::<RelinkedParents<D>>(mesh.device(), total, a)
+    }
+
+    /// Every level's list, compacted here (buffers allocated for this call, one
+    /// read-back): for a [`BlockData`] without a compaction of its own to share.
+    pub fn lists<D: Dim>(&self, mesh: &Mesh<D>) -> Result<RelinkedLists> {
+        let dev = mesh.device();
+        let total = self.items();
+        let mut lists = RelinkedLists { ids: dev.zeros(total.max(1))?, ranges: vec![(0, 0); self.levels()] };
+        if total == 0 {
+            return Ok(lists);
+        }
+        let (mut values, mut flags) = (dev.zeros::<u32>(total)?, dev.zeros::<u32>(total)?);
+        self.flag(mesh, values.view_mut(), flags.view_mut())?;
+        let starts: Vec<usize> = (0..self.levels()).map(|l| l * self.per_level()).collect();
+        let mut scratch = Scratch::new(dev);
+        lists.ranges = compact_segments(dev, &mut scratch, &flags, &values, total, &mut lists.ids, &starts)?;
+        Ok(lists)
+    }
+}
+
+/// The relinked blocks of every level, listed ([`RelinkedBlocks::lists`]).
+pub struct RelinkedLists {
+    /// Every level's block IDs, one level after the other.
+    pub ids: Buffer<u32>,
+    /// Per level (all but the finest), where its list lies in `ids`: `(offset, count)`.
+    pub ranges: Vec<(usize, usize)>,
+}
+
+impl RelinkedLists {
     /// Number of levels listed.
     pub fn levels(&self) -> usize {
         self.ranges.len()
     }
 
-    /// Level `l`'s blocks (empty past the levels listed).
-    pub fn level(&self, l: usize) -> Result<DeviceSlice<'a, u32>> {
+    /// Level `l`'s blocks, ascending (empty past the levels listed).
+    pub fn level(&self, l: usize) -> Result<DeviceSlice<'_, u32>> {
         let (offset, count) = self.ranges.get(l).copied().unwrap_or((0, 0));
         self.ids.slice(offset..offset + count)
     }
@@ -134,9 +244,8 @@ impl<D: Dim> Mesh<D> {
                 d.fill_new_children(self, refined, stage)?;
             }
         }
-        self.relinked_parents(ws)?;
         times.fill_new_children = watch.lap()?;
-        let relinked = RelinkedBlocks { ids: &ws.relinked_ids, ranges: &ws.relinked_ranges };
+        let relinked = RelinkedBlocks::of(ws, self.spec.max_levels)?;
         for d in data.iter_mut() {
             d.after_relink(self, relinked, stage)?;
         }

@@ -71,11 +71,6 @@ pub struct AdaptWorkspace {
     pub(crate) relinked: usize,
     /// Blocks the last adapt refined (the first entries of `r`).
     pub(crate) n_refined: usize,
-    /// Per level, the map blocks with children not just refined (see
-    /// [`Mesh::relinked_parents`]): every level's list in one buffer, each level's
-    /// `(offset, count)`.
-    pub(crate) relinked_ids: Buffer<u32>,
-    pub(crate) relinked_ranges: Vec<(usize, usize)>,
     /// Time every step separately ([`super::AdaptReport::per_step`]): synchronises the
     /// device after each step, which adds to small adapts. Off by default.
     pub profile: bool,
@@ -119,8 +114,6 @@ impl AdaptWorkspace {
             flagged_base: None,
             relinked: 0,
             n_refined: 0,
-            relinked_ids: z(),
-            relinked_ranges: Vec::new(),
             active: z(),
             pool_ids: z(),
             flags: z(),

@@ -62,6 +62,9 @@ pub(crate) enum Blocks<'a> {
     Ghosts(usize),
     /// The parents of a level's ghost blocks (its work list).
     Parents(usize),
+    /// A level's blocks whose children's ghost layers the last adaptation may have
+    /// changed ([`super::schedule::Schedule::relinked`]).
+    Relinked(usize),
     /// A list the caller holds.
     Given(DeviceSlice<'a, u32>),
 }
@@ -114,6 +117,8 @@ fn comm_args<'a, D: Dim, F: Float, P>(
         les: transfer.les,
         mrt: transfer.mrt,
         masked: masked as u32,
+        status: pool.status.view(),
+        mark: pool.mark.view(),
     }
 }
 
@@ -122,6 +127,7 @@ fn list<'a>(schedule: &'a Schedule, blocks: Blocks<'a>) -> Result<DeviceSlice<'a
     match blocks {
         Blocks::Ghosts(l) => schedule.ids(&schedule.levels[l].ghosts),
         Blocks::Parents(l) => schedule.ids(&schedule.levels[l].parents),
+        Blocks::Relinked(l) => schedule.relinked.get(l).map_or(Ok(DeviceSlice::none()), |r| schedule.ids(r)),
         Blocks::Given(list) => Ok(list),
     }
 }

@@ -27,7 +27,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> BlockData<Q::Dim> for SolverBl
     /// Averages the candidates for coarsening into their parents
     /// ([`Solver::average_coarsening`]).
     fn before_coarsen(&mut self, mesh: &Mesh<Q::Dim>, stage: AdaptStage) -> Result<()> {
-        self.solver.average_coarsening(mesh, root_odd(stage), self.sync)
+        self.solver.average_coarsening(mesh, root_odd(stage))
     }
 
     /// Marks the new children's solid cells, then fills them by interpolation from their
@@ -38,12 +38,13 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> BlockData<Q::Dim> for SolverBl
         self.solver.fill_children(mesh, refined.parents, refined.offsets, root_odd(stage), self.sync)
     }
 
-    /// Rebuilds the per-level work lists and the inlet profiles of the new boundary
-    /// blocks, then averages the relinked parents ([`Solver::average_relinked_parents`]).
+    /// Rebuilds the per-level work lists with the relinked parents' lists (one
+    /// compaction) and the inlet profiles of the new boundary blocks, then averages the
+    /// relinked parents ([`Solver::average_relinked_parents`]).
     fn after_relink(&mut self, mesh: &Mesh<Q::Dim>, relinked: RelinkedBlocks<'_>, stage: AdaptStage) -> Result<()> {
-        self.solver.rebuild_schedule(mesh)?;
+        self.solver.rebuild_schedule_with(mesh, Some(relinked))?;
         self.solver.update_profiles(mesh)?;
-        self.solver.average_relinked_parents(mesh, relinked, root_odd(stage))
+        self.solver.average_relinked_parents(mesh, root_odd(stage))
     }
 
     /// The shifted populations of the blocks as stored ([`crate::PoolStorage`]), as raw

@@ -1,5 +1,5 @@
 //! Blocks of every level picked by one [`FlagBlocks`] selector (the parents that a read
-//! of the solution saves, the candidates for coarsening), built as [`super::schedule`]
+//! of the solution saves), built as [`super::schedule`]
 //! builds its lists: one flagging launch over every level (flags and block IDs), one
 //! compaction of all levels ([`prim::compact_segments`]) and one read-back for every
 //! level's length, where a compaction per level took four launches and a copy.
@@ -86,8 +86,6 @@ impl ByLevel {
             status: pool.status.view(),
             level: pool.level.view(),
             level_of,
-            child: pool.child.view(),
-            mark: pool.mark.view(),
             onb: DeviceSlice::none(),
             flags: self.flags.slice_mut(..n)?,
             values: self.values.slice_mut(..n)?,

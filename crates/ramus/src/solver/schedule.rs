@@ -8,7 +8,7 @@ use ramus_kernels::schedule::{FlagLists, FlagListsArgs, LISTS, LIST_GHOSTS, LIST
 use ramus_kernels::Dim;
 
 use crate::amr::workspace::ensure;
-use crate::amr::Mesh;
+use crate::amr::{Mesh, RelinkedBlocks};
 use crate::backend::primitives::{self as prim, Scratch};
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::error::{Error, Result};
@@ -53,6 +53,9 @@ impl LevelLists {
 /// Work lists of every level.
 pub(crate) struct Schedule {
     pub levels: Vec<LevelLists>,
+    /// After an adaptation, the blocks whose children's ghost layers it may have changed,
+    /// per level ([`RelinkedBlocks`], compacted with the work lists); empty otherwise.
+    pub relinked: Vec<List>,
     /// Every list, one after the other (grouped by kind, then level).
     ids: Buffer<u32>,
     /// The compaction's input: flags and block IDs, one segment per kind of list.
@@ -65,6 +68,7 @@ impl Schedule {
     pub fn new(dev: &Device, levels: usize) -> Self {
         Schedule {
             levels: (0..levels).map(|_| LevelLists::default()).collect(),
+            relinked: Vec::new(),
             ids: Buffer::Host(Vec::new()),
             flags: Buffer::Host(Vec::new()),
             values: Buffer::Host(Vec::new()),
@@ -79,11 +83,19 @@ impl Schedule {
 
     /// Rebuilds every list from the mesh's ID sets, statuses and block masks, and the
     /// solver's boundary flags `onb` (`None`: no obstacles, no obstacle lists); the wall
-    /// lists only with `walls` (the wall pass runs). One flagging launch over every level
-    /// writes every kind of list at once ([`FlagLists`]), then one compaction builds them
-    /// all and one read-back gives their offsets and lengths: a handful of launches
+    /// lists only with `walls` (the wall pass runs); and, after an adaptation, the
+    /// relinked blocks' lists ([`Self::relinked`]). One flagging launch over every level
+    /// writes every kind of work list at once ([`FlagLists`]), one more the relinked
+    /// blocks' flags behind them ([`RelinkedBlocks::flag`]), then one compaction builds
+    /// them all and one read-back gives their offsets and lengths: a handful of launches
     /// however many levels and lists.
-    pub fn rebuild<D: Dim>(&mut self, mesh: &Mesh<D>, onb: Option<&Buffer<u32>>, walls: bool) -> Result<()> {
+    pub fn rebuild<D: Dim>(
+        &mut self,
+        mesh: &Mesh<D>,
+        onb: Option<&Buffer<u32>>,
+        walls: bool,
+        relinked: Option<RelinkedBlocks<'_>>,
+    ) -> Result<()> {
         let dev = mesh.device();
         let counts = mesh.blocks_per_level();
         let levels = self.levels.len();
@@ -94,8 +106,11 @@ impl Schedule {
         };
         let segments = kinds.count_ones() as usize;
         let stride: usize = counts[..levels].iter().sum();
-        let n = segments * stride;
+        let n_lists = segments * stride;
+        let n_relinked = relinked.map_or(0, |r| r.items());
+        let n = n_lists + n_relinked;
         self.levels.iter_mut().for_each(|l| *l = LevelLists::default());
+        self.relinked.clear();
         if n == 0 {
             return Ok(());
         }
@@ -110,25 +125,34 @@ impl Schedule {
         for l in 0..levels {
             off[l + 1] = off[l] + counts[l];
         }
-        let pool = mesh.arrays();
-        let args = FlagListsArgs::<Views> {
-            sets: mesh.level_sets(|l| l < levels)?,
-            block_mask: pool.block_mask.view(),
-            status: pool.status.view(),
-            onb: onb.map_or(DeviceSlice::none(), Buffer::view),
-            lists: kinds,
-            stride: stride as u32,
-            flags: self.flags.view_mut(),
-            values: self.values.view_mut(),
-        };
-        // SAFETY: the ID sets hold active IDs of the pool; `onb` holds a flag per pool block.
-        unsafe { dev.launch::<FlagLists>(stride, args)? };
-        // Kind `k`'s level `l` begins at `k * stride + off[l]`: segment `k * levels + l`.
-        let starts: Vec<usize> =
+        if stride > 0 {
+            let pool = mesh.arrays();
+            let args = FlagListsArgs::<Views> {
+                sets: mesh.level_sets(|l| l < levels)?,
+                block_mask: pool.block_mask.view(),
+                status: pool.status.view(),
+                onb: onb.map_or(DeviceSlice::none(), Buffer::view),
+                lists: kinds,
+                stride: stride as u32,
+                flags: self.flags.view_mut(),
+                values: self.values.view_mut(),
+            };
+            // SAFETY: the ID sets hold active IDs of the pool; `onb` holds a flag per pool block.
+            unsafe { dev.launch::<FlagLists>(stride, args)? };
+        }
+        // Kind `k`'s level `l` begins at `k * stride + off[l]`: segment `k * levels + l`;
+        // the relinked blocks' level `l` at `n_lists + l * per_level`, after them.
+        let mut starts: Vec<usize> =
             (0..segments).flat_map(|k| off[..levels].iter().map(move |&o| k * stride + o)).collect();
+        if let Some(r) = relinked.filter(|r| r.items() > 0) {
+            let (values, flags) = (self.values.slice_mut(n_lists..n)?, self.flags.slice_mut(n_lists..n)?);
+            r.flag(mesh, values, flags)?;
+            starts.extend((0..r.levels()).map(|l| n_lists + l * r.per_level()));
+        }
         let ranges =
             prim::compact_segments(dev, &mut self.scratch, &self.flags, &self.values, n, &mut self.ids, &starts)?;
-        // One range per start, in the starts' order: kind, then level.
+        // One range per start, in the starts' order: kind, then level, then the relinked
+        // blocks by level.
         let mut ranges = ranges.into_iter();
         let mut by_level: Vec<_> = self.levels.iter_mut().map(LevelLists::lists).collect();
         for k in 0..LISTS {
@@ -141,6 +165,7 @@ impl Schedule {
                 }
             }
         }
+        self.relinked = ranges.map(|(offset, len)| List { offset, len }).collect();
         Ok(())
     }
 }

@@ -211,8 +211,18 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
 
     /// Rebuilds the work lists after the mesh changed, and sizes the scratch buffer.
     pub fn rebuild_schedule(&mut self, mesh: &crate::amr::Mesh<Q::Dim>) -> Result<()> {
+        self.rebuild_schedule_with(mesh, None)
+    }
+
+    /// [`Self::rebuild_schedule`] after an adaptation: also lists its `relinked` blocks
+    /// per level, in the same compaction ([`super::schedule::Schedule::relinked`]).
+    pub fn rebuild_schedule_with(
+        &mut self,
+        mesh: &crate::amr::Mesh<Q::Dim>,
+        relinked: Option<crate::amr::RelinkedBlocks<'_>>,
+    ) -> Result<()> {
         let onb = self.solids.as_ref().map(|s| &s.onb);
-        self.schedule.rebuild(mesh, onb, self.curved.is_some())?;
+        self.schedule.rebuild(mesh, onb, self.curved.is_some(), relinked)?;
         self.geometry_timed(mesh, |s| s.update_curved(mesh))?;
         let most = self.schedule.levels.iter().map(|l| l.parents.len).max().unwrap_or(0);
         // Per parent cell: the non-equilibrium part, ρ, ρu and ν_t (see `GhostArgs::scratch`).

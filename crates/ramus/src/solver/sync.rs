@@ -4,15 +4,15 @@
 //! ... Next, interpolation is performed to ghost cells on all levels in the opposite
 //! direction").
 
-use ramus_kernels::average::{AVERAGE_ALL, AVERAGE_NOT_GHOST};
-use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_COARSENING, SELECT_PARENTS};
+use ramus_kernels::average::{AVERAGE_ALL, AVERAGE_COARSENING, AVERAGE_NOT_GHOST};
+use ramus_kernels::schedule::{ExpandArgs, ExpandChildren, SELECT_PARENTS};
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::advance::{Blocks, TWO_PASS_SAMPLES};
 use super::by_level::ByLevel;
 use super::state::Solver;
 use crate::amr::workspace::ensure;
-use crate::amr::{Mesh, RelinkedBlocks};
+use crate::amr::Mesh;
 use crate::backend::primitives as prim;
 use crate::backend::{Buffer, Device, DeviceSlice, Views};
 use crate::error::Result;
@@ -150,24 +150,26 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// are current). Other parents step with their level and
     /// need no averaging for the mesh to change: this replaces the paper's global
     /// averaging before adaptation with the part of it that matters.
-    pub fn average_coarsening(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool, s: &mut SyncScratch) -> Result<()> {
+    ///
+    /// One launch per level with children, over its whole ID set: the kernel picks the
+    /// candidates itself ([`AVERAGE_COARSENING`]), where listing them first cost a
+    /// flagging launch, a compaction and a read-back in every adaptation.
+    pub fn average_coarsening(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool) -> Result<()> {
         let levels = mesh.max_levels();
-        let nc = <Q::Dim as Dim>::CHILDREN as i32;
-        // Levels without children have no candidates.
-        let built = |l: usize| l + 1 < levels && mesh.blocks_per_level()[l + 1] > 0;
-        s.by_level.rebuild(mesh, SELECT_COARSENING, nc, built)?;
-        for l in (0..levels).rev() {
-            if s.by_level.len(l) > 0 {
-                let list = s.by_level.level(l)?;
-                self.average(mesh, Blocks::Given(list), l, l == 0 && root_odd, AVERAGE_NOT_GHOST)?;
+        for l in (0..levels.saturating_sub(1)).rev() {
+            // Levels without children have no candidates.
+            if mesh.blocks_per_level()[l + 1] > 0 {
+                let list = mesh.id_sets()[l].slice(..mesh.blocks_per_level()[l])?;
+                self.average(mesh, Blocks::Given(list), l, l == 0 && root_odd, AVERAGE_COARSENING)?;
             }
         }
         Ok(())
     }
 
-    /// After an adapt (ghosts refreshed before it, no step since): averages every cell of
-    /// the given parents, finest first: `relinked`, the parents whose children's ghost
-    /// layers the adapt may have changed ([`Mesh::relinked_parents`]).
+    /// After an adapt (ghosts refreshed before it, no step since) and the rebuild of the
+    /// work lists with its relinked blocks ([`Self::rebuild_schedule_with`]): averages
+    /// every cell of those parents, finest first: the blocks whose children's ghost
+    /// layers the adapt may have changed ([`RelinkedBlocks`]).
     ///
     /// Why: the coarse cells under ghost cells feed the interpolation and are never
     /// averaged, only stepped on their level. Where the adapt created ghost cells, those
@@ -176,16 +178,10 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// its cost). The fine cells hold current data: interior ones evolved, ghost ones were
     /// just interpolated, new children just filled (for linear interpolation averaging is
     /// its exact inverse there, so those coarse cells keep their values).
-    pub fn average_relinked_parents(
-        &mut self,
-        mesh: &Mesh<Q::Dim>,
-        relinked: RelinkedBlocks<'_>,
-        root_odd: bool,
-    ) -> Result<()> {
-        for l in (0..relinked.levels()).rev() {
-            let list = relinked.level(l)?;
-            if !list.is_empty() {
-                self.average(mesh, Blocks::Given(list), l, l == 0 && root_odd, AVERAGE_ALL)?;
+    pub fn average_relinked_parents(&mut self, mesh: &Mesh<Q::Dim>, root_odd: bool) -> Result<()> {
+        for l in (0..self.schedule.relinked.len()).rev() {
+            if self.schedule.relinked[l].len > 0 {
+                self.average(mesh, Blocks::Relinked(l), l, l == 0 && root_odd, AVERAGE_ALL)?;
             }
         }
         Ok(())
