@@ -53,7 +53,9 @@ pub struct AdaptReport {
     /// kernel launches, graph launches and host waits (CUDA; zero on the CPU), counted
     /// whether profiling or not.
     pub per_step: [(&'static str, Lap); 9],
-    /// Wall time of the whole call, the device synchronised at its end.
+    /// Wall time of the whole call, the device synchronised at its end
+    /// ([`Mesh::adapt_with`]; from [`Mesh::adapt_blocks`], the host's time up to the
+    /// hooks, the device's work still queued).
     pub elapsed: Duration,
 }
 
@@ -80,9 +82,10 @@ impl Clock {
         Ok(())
     }
 
-    /// The report, after waiting for the device.
-    fn report(self, refined: usize, coarsened: usize) -> Result<AdaptReport> {
-        let elapsed = self.watch.total()?;
+    /// The report, after waiting for the device if `wait` (else `elapsed` is the host's
+    /// time, the device's work still queued).
+    fn report(self, refined: usize, coarsened: usize, wait: bool) -> Result<AdaptReport> {
+        let elapsed = if wait { self.watch.total()? } else { self.watch.elapsed() };
         Ok(AdaptReport { refined, coarsened, per_step: self.steps, elapsed })
     }
 }
@@ -104,12 +107,20 @@ impl<D: Dim> Mesh<D> {
     /// If the gap set cannot hold the new children, returns [`Error::OutOfMemory`] for
     /// "the block pool" with the forest unchanged (marks cleared).
     pub fn adapt_with(&mut self, ws: &mut AdaptWorkspace) -> Result<AdaptReport> {
+        self.adapt_queued(ws, true)
+    }
+
+    /// [`Self::adapt_with`], waiting for the device at the end only if `wait`: the block
+    /// data's hooks queue their work behind the mesh routine's ([`Self::adapt_blocks`],
+    /// whose caller waits once after them), so the report's `elapsed` is then the host's
+    /// time.
+    pub(crate) fn adapt_queued(&mut self, ws: &mut AdaptWorkspace, wait: bool) -> Result<AdaptReport> {
         let dev = self.device.clone();
         ws.adopt(&dev)?;
         let mut clock = Clock::new(dev, ws.profile);
         let Some(mut n) = self.preparation(ws)? else {
             clock.lap(0)?;
-            return clock.report(0, 0);
+            return clock.report(0, 0, wait);
         };
         clock.lap(0)?;
         self.minimal_map(ws, &mut n)?;
@@ -132,7 +143,7 @@ impl<D: Dim> Mesh<D> {
         clock.lap(7)?;
         self.update_connectivity(ws, &n)?;
         clock.lap(8)?;
-        clock.report(n.refine, n.coarsened)
+        clock.report(n.refine, n.coarsened, wait)
     }
 
     /// Preparation: sanitizes the marks and lists the requests: the leaves to refine in

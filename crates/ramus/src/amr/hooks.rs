@@ -221,6 +221,10 @@ impl<D: Dim> Mesh<D> {
     /// `data` through it with the [`BlockData`] hooks. If the routine fails (a full pool:
     /// [`crate::Error::OutOfMemory`] for "the block pool", forest unchanged), the fields
     /// keep their data (`before_coarsen` only averaged children into their parents).
+    ///
+    /// The hooks' work is queued behind the mesh routine's without a wait, and none
+    /// follows it: the report's `elapsed` is the host's time up to the hooks, and the
+    /// caller waits for the device when it needs to.
     pub fn adapt_blocks(
         &mut self,
         ws: &mut AdaptWorkspace,
@@ -233,7 +237,8 @@ impl<D: Dim> Mesh<D> {
             d.before_coarsen(self, stage)?;
         }
         times.before_coarsen = watch.lap()?;
-        let report = self.adapt_with(ws)?;
+        // No wait between the mesh routine and the hooks: they queue behind it.
+        let report = self.adapt_queued(ws, false)?;
         // The mesh routine times and counts its own steps (the report); this lap only
         // moves the stopwatch's base past it.
         watch.lap()?;

@@ -47,8 +47,8 @@ pub struct AdaptTimes {
     /// Per step of the mesh routine ([`ADAPT_STEPS`]).
     pub mesh_steps: [(&'static str, Lap); 9],
     /// Kernel launches, graph launches and host waits of the adaptations as a whole:
-    /// those of the parts and the waits that bracket each adaptation (before it, at the
-    /// end of the mesh routine and after it).
+    /// those of the parts and the two waits that bracket each adaptation (before it and
+    /// after it).
     pub submissions: DeviceCounters,
     /// Of `wall`, the host's time blocked in those waits (CUDA; zero on the CPU backend):
     /// the rest is the host's own work (launches, recording, bookkeeping) while the

@@ -190,7 +190,8 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
     /// Fills every cell of the children of the parents just refined by interpolation from
     /// their parents, at a root-step boundary. `parents` groups them by the level of their
     /// children: level `l`'s are `parents[offsets[l] .. offsets[l + 1]]` (see
-    /// [`crate::amr::AdaptWorkspace`]); empty `offsets`: nothing to fill.
+    /// [`crate::amr::AdaptWorkspace`]); empty `offsets`: nothing to fill. One launch lists
+    /// the children of every level, then each level's are interpolated.
     pub fn fill_children(
         &mut self,
         mesh: &Mesh<Q::Dim>,
@@ -202,15 +203,24 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
         let dev = mesh.device();
         let nc = <Q::Dim as Dim>::CHILDREN;
         let m = <Q::Dim as Dim>::BLOCK_CELLS;
-        for l in 1..offsets.len().saturating_sub(1).min(mesh.max_levels()) {
+        let last = offsets.len().saturating_sub(1).min(mesh.max_levels());
+        if last <= 1 || offsets[last] == offsets[1] {
+            return Ok(());
+        }
+        // Every new child in one launch: parent `offsets[1] + p` has children
+        // `children[p N_c ..]`, level by level as the parents.
+        let base = offsets[1];
+        let all = expand(mesh, parents.slice(base..offsets[last])?, s)?;
+        for l in 1..last {
             let n = offsets[l + 1] - offsets[l];
             if n == 0 {
                 continue;
             }
             let odd = l == 1 && root_odd;
             let first = parents.slice(offsets[l]..offsets[l + 1])?;
+            let at = (offsets[l] - base) * nc;
             if n * m * nc < TWO_PASS_SAMPLES {
-                let children = expand(mesh, first, s)?;
+                let children = all.slice(at..at + n * nc)?;
                 self.interpolate(mesh, Blocks::Given(children), l - 1, odd, false)?;
                 continue;
             }
@@ -226,7 +236,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             while start < n {
                 let cnt = chunk.min(n - start);
                 let list = first.slice(start..start + cnt)?;
-                let children = expand(mesh, list, s)?;
+                let children = all.slice(at + start * nc..at + (start + cnt) * nc)?;
                 // `cnt` refined parents of level `l - 1` and their `cnt N_c` children; the
                 // scratch holds `chunk ≥ cnt` split blocks.
                 self.two_pass(mesh, Blocks::Given(list), Blocks::Given(children), l - 1, odd, false)?;
