@@ -550,6 +550,57 @@ impl Kernel for RankSort {
     }
 }
 
+/// Threads per CTA of [`rank_sort_cooperative`].
+pub const RANK_CTA: u32 = 256;
+/// Threads that count one item's rank in [`rank_sort_cooperative`], each over every
+/// `RANK_SLICES`-th key.
+pub const RANK_SLICES: usize = 16;
+/// Items per CTA of [`rank_sort_cooperative`].
+pub const RANK_ITEMS: usize = RANK_CTA as usize / RANK_SLICES;
+/// Shared memory of [`rank_sort_cooperative`]: one partial rank (`u64`) per thread.
+pub const RANK_SHARED_BYTES: u32 = RANK_CTA * 8;
+
+/// [`RankSort`] on a CUDA CTA of [`RANK_CTA`] threads: [`RANK_SLICES`] consecutive threads
+/// count the rank of one item, each over every `RANK_SLICES`-th key (a warp reads
+/// consecutive keys), and the first of them adds their partial counts from shared memory
+/// and writes the item. One thread per item looped over all `n` keys: a few dozen warps
+/// for the whole GPU, each `n` loads long (0.13 ms for 2 560 items on an H200,
+/// BENCHMARKS.md, thirty-ninth session). Ranks are integer sums, so the output equals
+/// [`RankSort`]'s.
+///
+/// # Safety
+/// Launched with [`RANK_CTA`] threads per CTA, `⌈n / RANK_ITEMS⌉` CTAs and
+/// [`RANK_SHARED_BYTES`] of shared memory; pointers as for [`RankSort`].
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+pub unsafe fn rank_sort_cooperative<C: Cta>(cta: &C, a: &RankSortArgs) {
+    let partial = cta.shared();
+    let th = cta.thread();
+    let i = cta.block() * RANK_ITEMS + th / RANK_SLICES;
+    let n = a.n as usize;
+    let mut rank = 0u64;
+    if i < n {
+        let k = *a.keys_in.add(i) & a.mask;
+        let mut j = th % RANK_SLICES;
+        while j < n {
+            let kj = *a.keys_in.add(j) & a.mask;
+            rank += (kj < k || (kj == k && j < i)) as u64;
+            j += RANK_SLICES;
+        }
+    }
+    *partial.add(th) = rank;
+    cta.sync();
+    if th.is_multiple_of(RANK_SLICES) && i < n {
+        let mut r = 0u64;
+        for s in 0..RANK_SLICES {
+            r += *partial.add(th + s);
+        }
+        let r = r as usize;
+        *a.keys_out.add(r) = *a.keys_in.add(i);
+        *a.values_out.add(r) = *a.values_in.add(i);
+    }
+}
+
 /// Stable split scatter of (key, value) pairs by one key bit.
 pub struct SplitScatter;
 

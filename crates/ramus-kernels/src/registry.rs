@@ -99,8 +99,9 @@ use crate::stream::{StreamCollide, StreamCollideGradient};
 use crate::surface::{MarkSurfaceDistance, SurfaceLinkDistance, SurfaceSolid};
 #[cfg(target_arch = "nvptx64")]
 use crate::{
-    amr::remove::remove_cooperative, criterion::vorticity_mark_cooperative, distinct::distinct_cooperative,
-    exchange::average_interpolate_cooperative, primitives::scan_tile_cooperative, ptx::Nv,
+    amr::remove::remove_cooperative, amr::select::level_groups_cooperative, criterion::vorticity_mark_cooperative,
+    distinct::distinct_cooperative, exchange::average_interpolate_cooperative, primitives::rank_sort_cooperative,
+    primitives::scan_tile_cooperative, ptx::Nv,
 };
 
 /// A registered kernel instantiation: the name of its PTX entry point.
@@ -480,7 +481,8 @@ registry! {
         amr_unmap_coarsened => UnmapCoarsened<D>;
         amr_level_keys => LevelKeys<D>;
         amr_level_offsets => LevelOffsets<D>;
-        amr_level_groups => LevelGroups<D>;
+        // Cooperative: `RANK_CTA` threads per `RANK_ITEMS` items (`crate::amr::select`).
+        amr_level_groups => LevelGroups<D> |args| level_groups_cooperative(&Nv, &args);
         // Building and removing blocks.
         amr_build_children => BuildChildren<D>;
         amr_mark_removed => MarkRemoved<D>;
@@ -542,7 +544,9 @@ registry! {
         unpack_blocks_b2 => PackBlocks<u16, true>;
         unpack_blocks_b4 => PackBlocks<u32, true>;
         unpack_blocks_b8 => PackBlocks<u64, true>;
-        prim_rank_sort => RankSort;
+        // The short sort (`crate::primitives::rank_sort_cooperative`): `RANK_CTA` threads
+        // per `RANK_ITEMS` items, `RANK_SHARED_BYTES` of shared memory.
+        prim_rank_sort => RankSort |args| rank_sort_cooperative(&Nv, &args);
         prim_mark_seen => MarkSeen;
         prim_take_seen => TakeSeen;
         // The cooperative tile pass of the scan: `SCAN_CTA` threads per tile of `TILE`

@@ -7,6 +7,7 @@ mod collision;
 mod criterion;
 mod interpolate;
 mod lattice;
+mod level_groups;
 mod mrt;
 mod remove;
 mod store_cell;

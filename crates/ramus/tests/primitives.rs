@@ -388,14 +388,19 @@ mod cooperative {
 }
 
 /// The one-launch rank sort that CUDA uses for small inputs gives the stable order (the
-/// radix sort's), run here through the CPU backend.
+/// radix sort's): the serial kernel through the CPU backend, and the CUDA entry's
+/// cooperative code (`rank_sort_cooperative`, several threads per item) on emulated CTAs,
+/// for sizes below, at and across the items of one CTA.
 #[test]
 fn rank_sort_kernel_is_stable() {
     use ramus::backend::Views;
-    use ramus::kernels::primitives::{RankSort, RankSortArgs};
+    use ramus::kernels::emulate::run_ctas;
+    use ramus::kernels::primitives::{
+        rank_sort_cooperative, RankSort, RankSortArgs, RANK_CTA, RANK_ITEMS, RANK_SHARED_BYTES,
+    };
     let dev = Device::Cpu;
     let mut state = 0x2545_f491_4f6c_dd1du64;
-    for n in [2usize, 3, 17, 256, 2048] {
+    for n in [2usize, 3, 17, RANK_ITEMS, RANK_ITEMS + 1, 256, 2048] {
         let keys: Vec<u32> = (0..n)
             .map(|_| {
                 state ^= state << 13;
@@ -423,6 +428,24 @@ fn rank_sort_kernel_is_stable() {
         unsafe { dev.launch::<RankSort>(n, args).unwrap() };
         let got: Vec<(u32, u32)> = dev.download(&ko).unwrap().into_iter().zip(dev.download(&vo).unwrap()).collect();
         assert_eq!(got, expected, "n = {n}");
+
+        let (mut ko, mut vo) = (vec![0u32; n], vec![0u32; n]);
+        let raw = RankSortArgs {
+            keys_in: keys.as_ptr(),
+            values_in: values.as_ptr(),
+            keys_out: ko.as_mut_ptr(),
+            values_out: vo.as_mut_ptr(),
+            n: n as u32,
+            mask: 0xffff,
+        };
+        let shared_words = RANK_SHARED_BYTES as usize / 8;
+        run_ctas(RANK_CTA as usize, shared_words, n.div_ceil(RANK_ITEMS), |cta| {
+            // SAFETY: the CTA size, grid and shared memory of the entry; `n` items in
+            // every array.
+            unsafe { rank_sort_cooperative(cta, &raw) }
+        });
+        let got: Vec<(u32, u32)> = ko.into_iter().zip(vo).collect();
+        assert_eq!(got, expected, "cooperative, n = {n}");
     }
 }
 

@@ -165,8 +165,10 @@ crate::kernel_args! {
         pub values: mut u32,
         /// 1: the values are the first children.
         pub first_child: val u32,
-        /// First index of each level in `values`, `offsets.len()` of them.
+        /// First index of each level in `values`, `levels` of them.
         pub offsets: mut u32,
+        /// How many of `offsets` are written (`max_levels + 1`).
+        pub levels: val u32,
     }
 }
 

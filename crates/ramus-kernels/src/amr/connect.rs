@@ -131,13 +131,31 @@ fn layer(o: i32, x: i32) -> i32 {
     }
 }
 
-/// Whether block `b` has a link to a coarser region (an `N_SKIP` link).
+/// Block `b`'s [`N_SKIP`] links as bits in link-index order (bit `j`: link `j` leads to
+/// a coarser region), read by independent loads so that the loop over directions that
+/// uses them loads nothing.
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
 #[cfg_attr(not(target_arch = "nvptx64"), inline)]
-unsafe fn has_skip<D: Dim>(p: &super::args::Pool, b: usize) -> bool {
+unsafe fn skip_bits<D: Dim>(p: &super::args::Pool, b: usize) -> u32 {
+    let mut s = 0u32;
+    for k in 0..D::NEIGHBORS {
+        s |= ((*p.nbr.add(b * D::NEIGHBORS + k) == N_SKIP) as u32) << k;
+    }
+    s
+}
+
+/// Whether a child of the refined block `b` has an [`N_SKIP`] link, from `b`'s own
+/// `nbr_child`: [`ChildLinks`] derives each child link from the entry of `b`'s
+/// neighbour in that direction, and gives `N_SKIP` exactly where that entry is
+/// [`NO_CHILD`] (a leaf neighbour) or `N_SKIP` (none on `b`'s level); every direction of
+/// `b` is some child's. One block's links instead of its `2^D` children's.
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+unsafe fn children_skip<D: Dim>(p: &super::args::Pool, b: usize) -> bool {
     let mut s = false;
     for k in 0..D::NEIGHBORS {
-        s |= *p.nbr.add(b * D::NEIGHBORS + k) == N_SKIP;
+        let v = *p.nbr_child.add(b * D::NEIGHBORS + k);
+        s |= v == NO_CHILD || v == N_SKIP;
     }
     s
 }
@@ -149,47 +167,46 @@ amr_kernel!(
     /// ghost wins over interface over interior (the codes are ordered that way).
     /// The block's first cell also writes the block mask: [`BLOCK_HAS_GHOSTS`] if the block
     /// has a non-interior cell (exactly when one of its links is `N_SKIP`),
-    /// [`BLOCK_CHILD_HAS_GHOSTS`] if a child has — derived from links, not from other
-    /// items' masks, so the launch has no read/write overlap, and one launch instead of two.
+    /// [`BLOCK_CHILD_HAS_GHOSTS`] if a child has (`children_skip`) — derived from links,
+    /// not from other items' masks, so the launch has no read/write overlap, and one launch
+    /// instead of two. Each item loads its block's links once, as bits (`skip_bits`),
+    /// with independent loads: a loop of dependent loads per cell and the first cell's
+    /// loop over its children's links took 45 % of this launch's time in the 3D cavity
+    /// (BENCHMARKS.md, thirty-ninth session).
     Masks, BlockList, items(l) = l.blocks * D::BLOCK_CELLS, |i, a| {
         let p = &a.pool;
-        let nb = D::NEIGHBORS;
         let m = D::BLOCK_CELLS;
         let b = *a.blocks.add(i / m) as usize;
         let t = i & (m - 1);
         let (x, y, z) = ((t & 3) as i32, ((t >> 2) & 3) as i32, (t >> 4) as i32);
+        let skip = skip_bits::<D>(p, b);
         let mut v = CELL_INTERIOR;
-        let mut j = 0usize;
-        for oz in z_range::<D>() {
-            for oy in -1..=1i32 {
-                for ox in -1..=1i32 {
-                    if *p.nbr.add(b * nb + j) == N_SKIP {
-                        let l = layer(ox, x).max(layer(oy, y)).max(layer(oz, z));
-                        let c = if l <= 2 {
-                            CELL_GHOST
-                        } else if l <= 4 {
-                            CELL_INTERFACE
-                        } else {
-                            CELL_INTERIOR
-                        };
-                        v = v.max(c);
+        if skip != 0 {
+            let mut j = 0usize;
+            for oz in z_range::<D>() {
+                for oy in -1..=1i32 {
+                    for ox in -1..=1i32 {
+                        if (skip >> j) & 1 != 0 {
+                            let l = layer(ox, x).max(layer(oy, y)).max(layer(oz, z));
+                            let c = if l <= 2 {
+                                CELL_GHOST
+                            } else if l <= 4 {
+                                CELL_INTERFACE
+                            } else {
+                                CELL_INTERIOR
+                            };
+                            v = v.max(c);
+                        }
+                        j += 1;
                     }
-                    j += 1;
                 }
             }
         }
         *p.cell_mask.add(b * m + t) = v;
         if t == 0 {
-            let mut mask = if has_skip::<D>(p, b) { BLOCK_HAS_GHOSTS } else { 0 };
-            if status::has_children(*p.status.add(b)) {
-                let c = *p.child.add(b) as usize;
-                let mut any = false;
-                for k in 0..D::CHILDREN {
-                    any |= has_skip::<D>(p, c + k);
-                }
-                if any {
-                    mask |= BLOCK_CHILD_HAS_GHOSTS;
-                }
+            let mut mask = if skip != 0 { BLOCK_HAS_GHOSTS } else { 0 };
+            if status::has_children(*p.status.add(b)) && children_skip::<D>(p, b) {
+                mask |= BLOCK_CHILD_HAS_GHOSTS;
             }
             *p.block_mask.add(b) = mask;
         }

@@ -16,6 +16,7 @@ use super::args::{
 };
 use super::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZE, NO_CHILD};
 use crate::block::N_SKIP;
+use crate::primitives::{Cta, RANK_ITEMS, RANK_SLICES};
 
 /// Whether a mark asks for refinement.
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
@@ -244,39 +245,90 @@ amr_kernel!(
     }
 );
 
+/// What item `i` of [`LevelGroups`] counts over the blocks `j = first, first + step, …`
+/// below `count`: for a block (`i < count`, key
+/// `k`), the blocks that precede it in a stable sort by key; for offset `l = i − count`,
+/// the blocks with a key below `l`.
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+unsafe fn level_group_count(a: &LevelGroupsArgs, i: usize, first: usize, step: usize) -> u64 {
+    let p = &a.pool;
+    let n = a.count as usize;
+    let key = |j: usize| level_key(p, *a.blocks.add(j) as usize);
+    let (k, block) = if i < n { (key(i), true) } else { ((i - n) as u32, false) };
+    let mut c = 0u64;
+    let mut j = first;
+    while j < n {
+        let kj = key(j);
+        c += (kj < k || (block && kj == k && j < i)) as u64;
+        j += step;
+    }
+    c
+}
+
+/// Writes item `i` of [`LevelGroups`] from its count `c` ([`level_group_count`] over all
+/// blocks): the block's value at its rank, or the offset.
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+unsafe fn level_group_write(a: &LevelGroupsArgs, i: usize, c: u64) {
+    let n = a.count as usize;
+    if i < n {
+        *a.values.add(c as usize) = level_value(&a.pool, *a.blocks.add(i) as usize, a.first_child);
+    } else {
+        *a.offsets.add(i - n) = c as u32;
+    }
+}
+
 amr_kernel!(
     /// [`LevelKeys`], a stable sort by key and [`LevelOffsets`] in one launch, for short
     /// lists (O(count²) loads, where the three steps cost up to five launches and copies).
     /// Item `i < count`: block `blocks[i]` with key `k` = the level of its children goes
     /// to `values[r]`, `r` = the blocks with a smaller key or an equal key and a smaller
     /// index (the position a stable sort gives it); item `count + l`: `offsets[l]` = the
-    /// blocks with key below `l`. The same output as the three steps.
-    LevelGroups, LevelGroupsArgs, items(l) = if l.blocks < l.count as usize || l.values < l.count as usize {
+    /// blocks with key below `l`. The same output as the three steps. On CUDA
+    /// [`level_groups_cooperative`] counts with several threads per item.
+    LevelGroups, LevelGroupsArgs, items(l) = if l.blocks < l.count as usize || l.values < l.count as usize || l.offsets < l.levels as usize {
         0
     } else {
-        l.count as usize + l.offsets
+        l.count as usize + l.levels as usize
     }, |i, a| {
-        let p = &a.pool;
-        let n = a.count as usize;
-        let key = |j: usize| level_key(p, *a.blocks.add(j) as usize);
-        if i < n {
-            let k = key(i);
-            let mut rank = 0usize;
-            for j in 0..n {
-                let kj = key(j);
-                rank += (kj < k || (kj == k && j < i)) as usize;
-            }
-            *a.values.add(rank) = level_value(p, *a.blocks.add(i) as usize, a.first_child);
-        } else {
-            let l = (i - n) as u32;
-            let mut below = 0u32;
-            for j in 0..n {
-                below += (key(j) < l) as u32;
-            }
-            *a.offsets.add(i - n) = below;
-        }
+        let c = level_group_count(a, i, 0, 1);
+        level_group_write(a, i, c);
     }
 );
+
+/// [`LevelGroups`] on a CUDA CTA of [`RANK_CTA`](crate::primitives::RANK_CTA) threads, as
+/// [`crate::primitives::rank_sort_cooperative`]: [`RANK_SLICES`] consecutive threads
+/// count for one item, each over every `RANK_SLICES`-th block, and the first of them adds
+/// the partial counts from shared memory and writes. One thread per item looped over all
+/// blocks, two loads deep each: 53–56 µs per launch of 4 CTAs in the 3D cavity
+/// (BENCHMARKS.md, thirty-ninth session). Counts are integer sums: the output equals
+/// [`LevelGroups`]'s.
+///
+/// # Safety
+/// Launched with [`RANK_CTA`](crate::primitives::RANK_CTA) threads per CTA, `⌈(count +
+/// levels) / RANK_ITEMS⌉` CTAs and
+/// [`RANK_SHARED_BYTES`](crate::primitives::RANK_SHARED_BYTES) of shared memory; the
+/// arguments as [`LevelGroups`] takes them.
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+pub unsafe fn level_groups_cooperative<C: Cta>(cta: &C, a: &LevelGroupsArgs) {
+    let partial = cta.shared();
+    let th = cta.thread();
+    let i = cta.block() * RANK_ITEMS + th / RANK_SLICES;
+    let n = a.count as usize;
+    let items = n + a.levels as usize;
+    let c = if i < items { level_group_count(a, i, th % RANK_SLICES, RANK_SLICES) } else { 0 };
+    *partial.add(th) = c;
+    cta.sync();
+    if th.is_multiple_of(RANK_SLICES) && i < items {
+        let mut c = 0u64;
+        for s in 0..RANK_SLICES {
+            c += *partial.add(th + s);
+        }
+        level_group_write(a, i, c);
+    }
+}
 
 amr_kernel!(
     /// Item `l` (`0 ..= MAX_LEVELS`): `offsets[l]` = first index of `keys[0..count]` (ascending

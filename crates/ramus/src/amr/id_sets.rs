@@ -9,6 +9,7 @@ use ramus_kernels::amr::level_sets::LevelSets;
 use ramus_kernels::amr::remove::{RemoveSerial, REMOVE_CTA, REMOVE_SHARED_BYTES, REMOVE_SHORT_MAX};
 use ramus_kernels::amr::select::{LevelGroups, LevelKeys, LevelOffsets};
 use ramus_kernels::amr::MAX_LEVELS;
+use ramus_kernels::primitives::{RANK_CTA, RANK_ITEMS, RANK_SHARED_BYTES};
 use ramus_kernels::Dim;
 
 use super::lists::Counts;
@@ -47,9 +48,23 @@ impl<D: Dim> Mesh<D> {
                         values: vals.view_mut(),
                         first_child: coarsen as u32,
                         offsets: offs,
+                        levels: m as u32,
                     }
                 );
-                run::<LevelGroups<D>>(&dev, len + m, a)?;
+                // SAFETY: the list holds `len` blocks of the pool (the launch checks the
+                // lengths); the CTA, grid and shared memory are the cooperative entry's.
+                unsafe {
+                    match dev {
+                        Device::Cpu => dev.launch::<LevelGroups<D>>(len + m, a)?,
+                        Device::Cuda(_) => dev.launch_cta::<LevelGroups<D>>(
+                            (len + m).div_ceil(RANK_ITEMS) as u32,
+                            RANK_CTA,
+                            RANK_SHARED_BYTES,
+                            len + m,
+                            a,
+                        )?,
+                    }
+                }
                 continue;
             }
             ensure(&dev, &mut ws.keys, len)?;
@@ -128,7 +143,7 @@ impl<D: Dim> Mesh<D> {
             };
             run::<PushGaps<D>>(&dev, n.coarsened * nc, a)?;
             let a = amr_args!(self, ResetRemovedArgs { first_children: ws.vals.view() });
-            run::<ResetRemoved<D>>(&dev, n.coarsened * nc, a)?;
+            run::<ResetRemoved<D>>(&dev, n.coarsened * nc * D::BLOCK_CELLS, a)?;
         }
         self.gap_count = base + n.coarsened * nc;
         Ok(())

@@ -56,7 +56,7 @@ pub use seen::{distinct_short, distinct_short_gathered, mark_seen, take_seen, ta
 pub use sort::{scatter, sort_by_key};
 
 /// Inputs up to this size are sorted on CUDA by [`RankSort`](k::RankSort) (one launch,
-/// O(n²) work: about 8192 compares per thread at the limit, tens of µs on an H100)
+/// O(n²) work spread over [`RANK_SLICES`](k::RANK_SLICES) threads per item)
 /// instead of the radix sort (two launches per key bit, ~0.2 ms for 21 bits).
 const RANK_SORT_MAX: usize = 8192;
 

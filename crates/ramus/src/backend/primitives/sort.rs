@@ -40,8 +40,10 @@ pub fn sort_by_key(
             n: n as u32,
             mask,
         };
-        // SAFETY: keys and values hold `n` items, the scratch pair was grown to `n`.
-        unsafe { dev.launch::<k::RankSort>(n, args)? };
+        let grid = n.div_ceil(k::RANK_ITEMS) as u32;
+        // SAFETY: keys and values hold `n` items, the scratch pair was grown to `n`; the
+        // grid, CTA and shared memory are the cooperative entry's.
+        unsafe { dev.launch_cta::<k::RankSort>(grid, k::RANK_CTA, k::RANK_SHARED_BYTES, n, args)? };
         dev.copy(scratch.keys.as_ref().expect("grown"), n, keys, 0)?;
         dev.copy(scratch.values.as_ref().expect("grown"), n, values, 0)?;
         return Ok(());
