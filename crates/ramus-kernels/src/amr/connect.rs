@@ -8,25 +8,13 @@
 //! (3) `nbr_child` and `onb` of those children from their new links; (4) masks.
 //!
 //! The link kernels run one item per link (block `i / N_nb`, link `i mod N_nb`), each
-//! following one chain of loads; the mask kernels enumerate directions by nested loops
-//! over the offsets (x fastest), which yields the link index of
-//! [`crate::block::link_index`] without divisions.
+//! following one chain of loads; the mask kernel reads a block's links once, as bits in
+//! the order of [`crate::block::link_index`].
 
 use super::args::{amr_kernel, BlockList, Gather, NeighbourChildrenArgs};
 use super::{status, BLOCK_CHILD_HAS_GHOSTS, BLOCK_HAS_GHOSTS, CELL_GHOST, CELL_INTERFACE, CELL_INTERIOR, NO_CHILD};
 use crate::block::{link_index, link_offset, N_SKIP};
 use crate::lattice::Dim;
-
-/// Range of the z offset: `-1..=1` in 3D, `0..=0` in 2D.
-#[cfg_attr(target_arch = "nvptx64", inline(always))]
-#[cfg_attr(not(target_arch = "nvptx64"), inline)]
-fn z_range<D: Dim>() -> core::ops::RangeInclusive<i32> {
-    if D::D == 3 {
-        -1..=1
-    } else {
-        0..=0
-    }
-}
 
 /// `nbr_child` value of link `n`: the neighbour's first child, [`NO_CHILD`] for a leaf,
 /// or the link's own sentinel.
@@ -117,17 +105,35 @@ amr_kernel!(
     }
 );
 
-/// Cell-layer count of local coordinate `x` toward block offset `o` on one axis (0 if the
-/// axis is not crossed): the first layer next to the neighbour is 1.
+/// Class of cell `(x, y, z)` of a block whose [`N_SKIP`] links are the bits `skip` (link-index
+/// order). Toward an `N_SKIP` direction `o` the cell's layer is the max over the crossed
+/// axes of its distance to that face, edge or corner (1-based: `4 − x` toward `+1`, `x + 1`
+/// toward `−1`); layers 1–2 are ghost cells, 3–4 interface cells, and ghost wins over
+/// interface over interior. Every layer is at most 4 (blocks are 4 cells wide), so any
+/// `N_SKIP` link makes the cell at least an interface cell; a layer is at most 2 exactly
+/// when each crossed axis points to the side of the block the cell lies in (`x ≤ 1`:
+/// `−1`, `x ≥ 2`: `+1`). The cell is therefore a ghost cell iff one of the `2^D − 1`
+/// directions made of those sides is `N_SKIP`: a few bit tests instead of a loop over
+/// `3^D` directions (which made the mask launch compute-bound: BENCHMARKS.md,
+/// thirty-ninth session).
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
 #[cfg_attr(not(target_arch = "nvptx64"), inline)]
-fn layer(o: i32, x: i32) -> i32 {
-    if o > 0 {
-        4 - x
-    } else if o < 0 {
-        x + 1
+fn cell_class<D: Dim>(skip: u32, x: i32, y: i32, z: i32) -> u8 {
+    if skip == 0 {
+        return CELL_INTERIOR;
+    }
+    let side = |c: i32| if c <= 1 { -1 } else { 1 };
+    let s = [side(x), side(y), if D::D == 3 { side(z) } else { 0 }];
+    let mut near = 0u32;
+    for k in 1..(1usize << D::D) {
+        let o =
+            [if k & 1 != 0 { s[0] } else { 0 }, if k & 2 != 0 { s[1] } else { 0 }, if k & 4 != 0 { s[2] } else { 0 }];
+        near |= 1 << link_index(o, D::D);
+    }
+    if skip & near != 0 {
+        CELL_GHOST
     } else {
-        0
+        CELL_INTERFACE
     }
 }
 
@@ -161,10 +167,9 @@ unsafe fn children_skip<D: Dim>(p: &super::args::Pool, b: usize) -> bool {
 }
 
 amr_kernel!(
-    /// **Designate Ghosts**. Item `i` over `blocks` × `4^D` cells: toward each `N_SKIP`
-    /// direction `o`, the cell's layer is the max over crossed axes of its distance
-    /// (1-based) to that face/edge/corner; layers 1–2 are ghost cells, 3–4 interface cells;
-    /// ghost wins over interface over interior (the codes are ordered that way).
+    /// **Designate Ghosts**. Item `i` over `blocks` × `4^D` cells: the cell's class from
+    /// its block's `N_SKIP` links (`cell_class`: ghost cells in the two layers next to a
+    /// coarser region, interface cells in the next two, interior cells otherwise).
     /// The block's first cell also writes the block mask: [`BLOCK_HAS_GHOSTS`] if the block
     /// has a non-interior cell (exactly when one of its links is `N_SKIP`),
     /// [`BLOCK_CHILD_HAS_GHOSTS`] if a child has (`children_skip`) — derived from links,
@@ -178,30 +183,8 @@ amr_kernel!(
         let m = D::BLOCK_CELLS;
         let b = *a.blocks.add(i / m) as usize;
         let t = i & (m - 1);
-        let (x, y, z) = ((t & 3) as i32, ((t >> 2) & 3) as i32, (t >> 4) as i32);
         let skip = skip_bits::<D>(p, b);
-        let mut v = CELL_INTERIOR;
-        if skip != 0 {
-            let mut j = 0usize;
-            for oz in z_range::<D>() {
-                for oy in -1..=1i32 {
-                    for ox in -1..=1i32 {
-                        if (skip >> j) & 1 != 0 {
-                            let l = layer(ox, x).max(layer(oy, y)).max(layer(oz, z));
-                            let c = if l <= 2 {
-                                CELL_GHOST
-                            } else if l <= 4 {
-                                CELL_INTERFACE
-                            } else {
-                                CELL_INTERIOR
-                            };
-                            v = v.max(c);
-                        }
-                        j += 1;
-                    }
-                }
-            }
-        }
+        let v = cell_class::<D>(skip, (t & 3) as i32, ((t >> 2) & 3) as i32, (t >> 4) as i32);
         *p.cell_mask.add(b * m + t) = v;
         if t == 0 {
             let mut mask = if skip != 0 { BLOCK_HAS_GHOSTS } else { 0 };
