@@ -574,30 +574,56 @@ pub const RANK_SHARED_BYTES: u32 = RANK_CTA * 8;
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
 #[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn rank_sort_cooperative<C: Cta>(cta: &C, a: &RankSortArgs) {
+    let n = a.n as usize;
+    // SAFETY (both closures): the caller's contract; `i < n`, and `r < n` is a rank.
+    let key = |j: usize| unsafe { *a.keys_in.add(j) } & a.mask;
+    let rank = |i: usize, first: usize, step: usize| {
+        let k = key(i);
+        let mut rank = 0u64;
+        let mut j = first;
+        while j < n {
+            let kj = key(j);
+            rank += (kj < k || (kj == k && j < i)) as u64;
+            j += step;
+        }
+        rank
+    };
+    let write = |i: usize, r: u64| unsafe {
+        *a.keys_out.add(r as usize) = *a.keys_in.add(i);
+        *a.values_out.add(r as usize) = *a.values_in.add(i);
+    };
+    sliced_counts(cta, n, rank, write);
+}
+
+/// The counting pattern of [`rank_sort_cooperative`] and
+/// [`crate::amr::select::level_groups_cooperative`] on a CTA of [`RANK_CTA`] threads:
+/// item `i = block · RANK_ITEMS + thread / RANK_SLICES` (below `items`) is counted by its
+/// [`RANK_SLICES`] consecutive threads, each calling `count(i, slice, RANK_SLICES)` (a
+/// partial count over every `RANK_SLICES`-th key from `slice`); the first of them adds the
+/// partial counts from shared memory and calls `write(i, total)`.
+///
+/// # Safety
+/// Called by every thread of a CTA of [`RANK_CTA`] threads with [`RANK_SHARED_BYTES`] of
+/// shared memory; `count` and `write` safe to call for every item below `items`.
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+#[cfg_attr(not(target_arch = "nvptx64"), inline)]
+pub unsafe fn sliced_counts<C: Cta>(
+    cta: &C,
+    items: usize,
+    count: impl Fn(usize, usize, usize) -> u64,
+    write: impl Fn(usize, u64),
+) {
     let partial = cta.shared();
     let th = cta.thread();
     let i = cta.block() * RANK_ITEMS + th / RANK_SLICES;
-    let n = a.n as usize;
-    let mut rank = 0u64;
-    if i < n {
-        let k = *a.keys_in.add(i) & a.mask;
-        let mut j = th % RANK_SLICES;
-        while j < n {
-            let kj = *a.keys_in.add(j) & a.mask;
-            rank += (kj < k || (kj == k && j < i)) as u64;
-            j += RANK_SLICES;
-        }
-    }
-    *partial.add(th) = rank;
+    *partial.add(th) = if i < items { count(i, th % RANK_SLICES, RANK_SLICES) } else { 0 };
     cta.sync();
-    if th.is_multiple_of(RANK_SLICES) && i < n {
-        let mut r = 0u64;
+    if th.is_multiple_of(RANK_SLICES) && i < items {
+        let mut total = 0u64;
         for s in 0..RANK_SLICES {
-            r += *partial.add(th + s);
+            total += *partial.add(th + s);
         }
-        let r = r as usize;
-        *a.keys_out.add(r) = *a.keys_in.add(i);
-        *a.values_out.add(r) = *a.values_in.add(i);
+        write(i, total);
     }
 }
 

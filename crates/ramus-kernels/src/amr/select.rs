@@ -16,7 +16,7 @@ use super::args::{
 };
 use super::{status, MARK_COARSEN, MARK_NONE, MARK_REFINE, MARK_REFINE_FREEZE, NO_CHILD};
 use crate::block::N_SKIP;
-use crate::primitives::{Cta, RANK_ITEMS, RANK_SLICES};
+use crate::primitives::{sliced_counts, Cta};
 
 /// Whether a mark asks for refinement.
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
@@ -246,9 +246,8 @@ amr_kernel!(
 );
 
 /// What item `i` of [`LevelGroups`] counts over the blocks `j = first, first + step, …`
-/// below `count`: for a block (`i < count`, key
-/// `k`), the blocks that precede it in a stable sort by key; for offset `l = i − count`,
-/// the blocks with a key below `l`.
+/// below `count`: for a block (`i < count`, key `k`), the blocks that precede it in a
+/// stable sort by key; for offset `l = i − count`, the blocks with a key below `l`.
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
 #[cfg_attr(not(target_arch = "nvptx64"), inline)]
 unsafe fn level_group_count(a: &LevelGroupsArgs, i: usize, first: usize, step: usize) -> u64 {
@@ -298,8 +297,8 @@ amr_kernel!(
 );
 
 /// [`LevelGroups`] on a CUDA CTA of [`RANK_CTA`](crate::primitives::RANK_CTA) threads, as
-/// [`crate::primitives::rank_sort_cooperative`]: [`RANK_SLICES`] consecutive threads
-/// count for one item, each over every `RANK_SLICES`-th block, and the first of them adds
+/// [`crate::primitives::rank_sort_cooperative`] ([`sliced_counts`]): 16 consecutive
+/// threads count for one item, each over every 16th block, and the first of them adds
 /// the partial counts from shared memory and writes. One thread per item looped over all
 /// blocks, two loads deep each: 53–56 µs per launch of 4 CTAs in the 3D cavity
 /// (BENCHMARKS.md, thirty-ninth session). Counts are integer sums: the output equals
@@ -307,27 +306,16 @@ amr_kernel!(
 ///
 /// # Safety
 /// Launched with [`RANK_CTA`](crate::primitives::RANK_CTA) threads per CTA, `⌈(count +
-/// levels) / RANK_ITEMS⌉` CTAs and
+/// levels) / RANK_ITEMS⌉` CTAs ([`RANK_ITEMS`](crate::primitives::RANK_ITEMS)) and
 /// [`RANK_SHARED_BYTES`](crate::primitives::RANK_SHARED_BYTES) of shared memory; the
 /// arguments as [`LevelGroups`] takes them.
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
 #[cfg_attr(not(target_arch = "nvptx64"), inline)]
 pub unsafe fn level_groups_cooperative<C: Cta>(cta: &C, a: &LevelGroupsArgs) {
-    let partial = cta.shared();
-    let th = cta.thread();
-    let i = cta.block() * RANK_ITEMS + th / RANK_SLICES;
-    let n = a.count as usize;
-    let items = n + a.levels as usize;
-    let c = if i < items { level_group_count(a, i, th % RANK_SLICES, RANK_SLICES) } else { 0 };
-    *partial.add(th) = c;
-    cta.sync();
-    if th.is_multiple_of(RANK_SLICES) && i < items {
-        let mut c = 0u64;
-        for s in 0..RANK_SLICES {
-            c += *partial.add(th + s);
-        }
-        level_group_write(a, i, c);
-    }
+    // SAFETY (both closures): the caller's contract, for items below `count + levels`.
+    let count = |i: usize, first: usize, step: usize| unsafe { level_group_count(a, i, first, step) };
+    let write = |i: usize, c: u64| unsafe { level_group_write(a, i, c) };
+    sliced_counts(cta, a.count as usize + a.levels as usize, count, write);
 }
 
 amr_kernel!(
