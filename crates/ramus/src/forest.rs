@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use ramus_kernels::{Dim, Native, VelocitySet};
 
 use crate::amr::{metadata_bytes_per_block, AdaptStage, AdaptWorkspace, BlockGeometry, Capacity, Mark, Mesh, MeshSpec};
-use crate::backend::stopwatch::Stopwatch;
+use crate::backend::stopwatch::{ClosedSpan, DeviceSpan, Stopwatch};
 use crate::backend::{Device, DeviceCounters};
 
 /// A device's counters and the host's time blocked in its waits at some point (`None`
@@ -106,8 +106,10 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
                     }
                 }
                 let submitted = forest.since();
-                let laps = forest.laps()?;
-                forest.apply_marks(laps, submitted)?;
+                let (_, span) = forest.laps()?;
+                let (_, span) = forest.apply_marks(span, submitted)?;
+                forest.device.synchronize()?;
+                forest.book_adaptation(span)?;
             }
         }
         Ok(forest)
@@ -270,16 +272,19 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         let stop_at = |s: u64| (adaptive && s % every == 0) || (guard > 0 && s % guard == 0);
         let mut segment = Instant::now();
         let mut submitted = self.since();
+        // An adaptation whose last kernels may still run while the next root steps are
+        // recorded: booked at the next synchronisation.
+        let mut adapted: Option<ClosedSpan> = None;
         let mut left = steps;
         while left > 0 {
             let adapt_now = adaptive && self.steps % every == 0;
             if adapt_now || self.guard_due() {
                 self.device.synchronize()?;
-                self.solver.timings.stepping += segment.elapsed();
+                self.end_segment(segment, adapted.take())?;
                 self.count_stepping(submitted);
                 self.check_health()?;
                 if adapt_now {
-                    self.adapt()?;
+                    adapted = Some(self.adapt_queued()?.1);
                 }
                 segment = Instant::now();
                 submitted = self.since();
@@ -299,12 +304,33 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
             self.solver.timings.root_steps += count;
         }
         self.device.synchronize()?;
-        self.solver.timings.stepping += segment.elapsed();
+        self.end_segment(segment, adapted)?;
         self.count_stepping(submitted);
         if self.guard_due() {
             self.check_health()?;
         }
         Ok(())
+    }
+
+    /// Books a stretch of stepping that began at `segment` and ends now, the device
+    /// synchronised; `adapted`: the adaptation before it, whose last device work ran into
+    /// the stretch (the host recorded the next root steps meanwhile). The adaptation's wall
+    /// time ends where its device work ended, the stepping's begins there.
+    fn end_segment(&mut self, segment: Instant, adapted: Option<ClosedSpan>) -> Result<()> {
+        let now = Instant::now();
+        let from = match adapted {
+            Some(span) => self.book_adaptation(span)?.max(segment),
+            None => segment,
+        };
+        self.solver.timings.stepping += now.saturating_duration_since(from);
+        Ok(())
+    }
+
+    /// Adds an adaptation's wall time, from its start to the end of its device work
+    /// (which must have run: after a synchronisation); returns that end.
+    fn book_adaptation(&mut self, span: ClosedSpan) -> Result<Instant> {
+        self.solver.timings.adapt.wall += span.length()?;
+        span.end()
     }
 
     /// The device's counters and the host's time blocked in waits now (CUDA).
@@ -358,8 +384,18 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         if self.mesh.max_levels() == 1 {
             return Ok(Adaptation::default());
         }
+        let (adaptation, span) = self.adapt_queued()?;
+        self.device.synchronize()?;
+        self.book_adaptation(span)?;
+        Ok(adaptation)
+    }
+
+    /// [`Self::adapt`] without the wait at its end: its last kernels (filling the new
+    /// children, averaging the relinked parents) may still run when it returns, and its
+    /// span is booked by the caller after a synchronisation ([`Self::book_adaptation`]).
+    fn adapt_queued(&mut self) -> Result<(Adaptation, ClosedSpan)> {
         let submitted = self.since();
-        let mut laps = self.laps()?;
+        let (mut laps, span) = self.laps()?;
         self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
         self.solver.timings.adapt.synchronize += laps.lap()?;
         if let Some(mut f) = self.user_criterion.take() {
@@ -373,7 +409,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
             self.solver.mark_vorticity(&mut self.mesh, root_odd, n_start, n_inc, length)?;
         }
         self.solver.timings.adapt.criterion += laps.lap()?;
-        self.apply_marks(laps, submitted)
+        self.apply_marks(span, submitted)
     }
 
     /// Adapts the mesh once with marks from `mark(geometry)` for every leaf (see
@@ -392,12 +428,15 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
             return Ok(Adaptation::default());
         }
         let submitted = self.since();
-        let mut laps = self.laps()?;
+        let (mut laps, span) = self.laps()?;
         self.solver.refresh_ghosts(&self.mesh, self.steps % 2 == 1)?;
         self.solver.timings.adapt.synchronize += laps.lap()?;
         self.mark_leaves(mark)?;
         self.solver.timings.adapt.criterion += laps.lap()?;
-        self.apply_marks(laps, submitted)
+        let (adaptation, span) = self.apply_marks(span, submitted)?;
+        self.device.synchronize()?;
+        self.book_adaptation(span)?;
+        Ok(adaptation)
     }
 
     /// Uses `f` instead of the configured criterion at every adaptation. An error if the
@@ -447,13 +486,14 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
     /// follows through its [`crate::amr::BlockData`] hooks (average the parents about to
     /// be coarsened, fill the new children, rebuild the work lists and refresh the
     /// parents of ghost cells). `submitted`: the device's counters and waits when the
-    /// adaptation began.
-    fn apply_marks(&mut self, laps: Stopwatch, submitted: Since) -> Result<Adaptation> {
+    /// adaptation began. Does not wait for the device at its end: the returned span,
+    /// booked after a synchronisation, ends where the adaptation's device work ends.
+    fn apply_marks(&mut self, span: DeviceSpan, submitted: Since) -> Result<(Adaptation, ClosedSpan)> {
         self.adapt_ws.profile = self.solver.profile;
         let mut solution = SolverBlocks { solver: &mut self.solver, sync: &mut self.sync };
         let stage = AdaptStage { steps: self.steps };
         let (report, hooks) = self.mesh.adapt_blocks(&mut self.adapt_ws, &mut [&mut solution], stage)?;
-        self.device.synchronize()?;
+        let span = span.close(&self.device)?;
         let times = &mut self.solver.timings.adapt;
         times.synchronize += hooks.before_coarsen;
         for (acc, s) in times.mesh_steps.iter_mut().zip(report.per_step) {
@@ -462,7 +502,6 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         }
         times.fill += hooks.fill_new_children;
         times.fill += hooks.after_relink;
-        times.wall += laps.elapsed();
         times.count += 1;
         if let (Some(now), Some(then)) = (self.device.counters(), submitted.0) {
             times.submissions += now - then;
@@ -470,13 +509,15 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         if let (Some(now), Some(then)) = (self.device.waited(), submitted.1) {
             times.waited += now.saturating_sub(then);
         }
-        Ok(Adaptation { refined: report.refined, coarsened: report.coarsened })
+        Ok((Adaptation { refined: report.refined, coarsened: report.coarsened }, span))
     }
 
-    /// A stopwatch for one adaptation, started with the device idle.
-    fn laps(&self) -> Result<Stopwatch> {
+    /// A stopwatch for the parts of one adaptation and the span of the whole, started
+    /// with the device idle.
+    fn laps(&self) -> Result<(Stopwatch, DeviceSpan)> {
         self.device.synchronize()?;
-        Ok(Stopwatch::new(self.device.clone(), self.solver.profile))
+        let span = DeviceSpan::start(&self.device)?;
+        Ok((Stopwatch::new(self.device.clone(), self.solver.profile), span))
     }
 
     /// The mesh (read access: snapshots, checks, block output).

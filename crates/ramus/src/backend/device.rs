@@ -384,6 +384,22 @@ impl Device {
             }
         }
     }
+
+    /// A timing event recorded behind the work queued so far (`None` on the CPU, whose
+    /// work is done when its call returns): [`super::stopwatch::DeviceSpan`] reads when
+    /// that work ended without waiting for it.
+    pub(crate) fn timing_event(&self) -> Result<Option<cudarc::driver::CudaEvent>> {
+        match self {
+            Device::Cpu => Ok(None),
+            Device::Cuda(c) => {
+                c.flush()?;
+                let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+                let event = c.ctx.new_event(timing).map_err(|e| driver_error("creating a timing event", e))?;
+                event.record(&c.stream).map_err(|e| driver_error("recording a timing event", e))?;
+                Ok(Some(event))
+            }
+        }
+    }
 }
 
 impl CudaDevice {

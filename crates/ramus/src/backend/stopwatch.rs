@@ -107,3 +107,66 @@ impl Stopwatch {
         Ok(self.start.elapsed())
     }
 }
+
+/// A span of device work that starts with the device idle and ends where the work
+/// queued before [`Self::close`] ends, on the host's clock: a part of the run (an
+/// adaptation) can end its accounting there without waiting for that work, so that the
+/// host queues the next part (records the next root steps' graph) while it runs.
+pub(crate) struct DeviceSpan {
+    start: Instant,
+    /// On CUDA, an event recorded at `start` (the device idle, so its clock and the
+    /// host's agree there).
+    event: Option<cudarc::driver::CudaEvent>,
+}
+
+/// A [`DeviceSpan`] closed behind its work; its end is known once the device has run
+/// that work (after a later synchronisation).
+pub(crate) struct ClosedSpan {
+    start: Instant,
+    end: SpanEnd,
+}
+
+enum SpanEnd {
+    /// The CPU's work was done when the span closed.
+    Host(Instant),
+    /// The events at the start and behind the span's work.
+    Events(cudarc::driver::CudaEvent, cudarc::driver::CudaEvent),
+}
+
+impl DeviceSpan {
+    /// Starts now; the caller has just synchronised the device.
+    pub(crate) fn start(device: &Device) -> Result<Self> {
+        let event = device.timing_event()?;
+        Ok(DeviceSpan { start: Instant::now(), event })
+    }
+
+    /// Closes the span behind the work queued so far, without waiting for it.
+    pub(crate) fn close(self, device: &Device) -> Result<ClosedSpan> {
+        let end = match (self.event, device.timing_event()?) {
+            (Some(first), Some(last)) => SpanEnd::Events(first, last),
+            _ => SpanEnd::Host(Instant::now()),
+        };
+        Ok(ClosedSpan { start: self.start, end })
+    }
+}
+
+impl ClosedSpan {
+    /// The span's length, from its start to the end of its device work. Waits for that
+    /// work if it still runs (callers read it after a synchronisation).
+    pub(crate) fn length(&self) -> Result<Duration> {
+        match &self.end {
+            SpanEnd::Host(end) => Ok(end.saturating_duration_since(self.start)),
+            SpanEnd::Events(first, last) => {
+                let ms = first
+                    .elapsed_ms(last)
+                    .map_err(|e| crate::backend::cuda::driver_error("reading a timing event", e))?;
+                Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) * 1e-3))
+            }
+        }
+    }
+
+    /// The end of the span's device work on the host's clock (see [`Self::length`]).
+    pub(crate) fn end(&self) -> Result<Instant> {
+        Ok(self.start + self.length()?)
+    }
+}

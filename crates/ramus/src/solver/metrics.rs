@@ -28,7 +28,9 @@ pub struct LevelTimes {
 pub struct AdaptTimes {
     /// Adaptations performed.
     pub count: u64,
-    /// Wall time of the adaptations, the device synchronised before and after each.
+    /// Wall time of the adaptations: each from its start, the device synchronised, to
+    /// the end of its last device work (CUDA: timed by events, without waiting for it,
+    /// while the host records the next root steps; see [`Timings::stepping`]).
     pub wall: Duration,
     /// Pre-synchronisation: averaging up, then interpolating to ghosts (paper: "global
     /// averaging ... Next, interpolation"), and averaging the parents about to be coarsened.
@@ -47,8 +49,9 @@ pub struct AdaptTimes {
     /// Per step of the mesh routine ([`ADAPT_STEPS`]).
     pub mesh_steps: [(&'static str, Lap); 9],
     /// Kernel launches, graph launches and host waits of the adaptations as a whole:
-    /// those of the parts and the two waits that bracket each adaptation (before it and
-    /// after it).
+    /// those of the parts and the wait before each adaptation (in
+    /// [`crate::Forest::advance`] none after it; [`crate::Forest::adapt`] waits after it,
+    /// uncounted).
     pub submissions: DeviceCounters,
     /// Of `wall`, the host's time blocked in those waits (CUDA; zero on the CPU backend):
     /// the rest is the host's own work (launches, recording, bookkeeping) while the
@@ -76,11 +79,14 @@ impl AdaptTimes {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Timings {
     /// Wall time of the time stepping (all levels, grid communication included;
-    /// adaptation excluded), device synchronised at the end of each `advance`.
+    /// adaptation excluded), device synchronised at the end of each `advance`. After an
+    /// adaptation it counts from the end of the adaptation's device work (or from when
+    /// the host returned from it, if later): the host's recording of the next root
+    /// steps while the adaptation's last kernels run is in neither.
     pub stepping: Duration,
     /// Per level (only while profiling).
     pub levels: Vec<LevelTimes>,
-    /// Adaptation, device synchronised.
+    /// Adaptation (see [`AdaptTimes::wall`]).
     pub adapt: AdaptTimes,
     /// Lattice updates counted by the paper's AMR-aware formula (see [`amr_updates`]),
     /// summed over the root steps taken.
@@ -101,8 +107,8 @@ pub struct Timings {
     /// Root steps whose launches ran as a cached CUDA graph.
     pub graph_replays: u64,
     /// Host time of the root steps that captured a new graph (their recording, the
-    /// capture, its instantiation or update, the launch): part of `stepping`, and paid
-    /// while the device waits after each adaptation.
+    /// capture, its instantiation or update, the launch): part of `stepping` where the
+    /// adaptation's last kernels do not hide it (see [`Self::stepping`]).
     pub graph_capture_time: Duration,
     /// Kernel launches, graph launches and host waits of the stepping (as `stepping`:
     /// adaptations and guard checks excluded; CUDA, zero on the CPU backend).
