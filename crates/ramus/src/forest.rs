@@ -500,6 +500,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
             acc.1 += s.1;
             times.mesh += s.1;
         }
+        times.fill += hooks.after_connectivity;
         times.fill += hooks.fill_new_children;
         times.fill += hooks.after_relink;
         times.count += 1;

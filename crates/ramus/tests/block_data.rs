@@ -14,7 +14,9 @@ use ramus::{Boundary, Dim, Error, Mark, Result, D2, D3};
 /// The level each block was born on, one `f64` per pool block.
 struct BirthLevel {
     value: Buffer<f64>,
-    calls: [usize; 3],
+    /// Calls of each hook, in their order: `before_coarsen`, `after_connectivity`,
+    /// `fill_new_children`, `after_relink`.
+    calls: [usize; 4],
     /// Relinked parents seen over all adaptations.
     relinked: usize,
 }
@@ -22,7 +24,7 @@ struct BirthLevel {
 impl BirthLevel {
     fn new<D: Dim>(mesh: &Mesh<D>) -> Self {
         // Root blocks are born on level 0: the pool starts zeroed.
-        BirthLevel { value: mesh.device().zeros(mesh.capacity()).unwrap(), calls: [0; 3], relinked: 0 }
+        BirthLevel { value: mesh.device().zeros(mesh.capacity()).unwrap(), calls: [0; 4], relinked: 0 }
     }
 }
 
@@ -32,8 +34,17 @@ impl<D: Dim> BlockData<D> for BirthLevel {
         Ok(())
     }
 
-    fn fill_new_children(&mut self, mesh: &Mesh<D>, refined: RefinedBlocks<'_>, _stage: AdaptStage) -> Result<()> {
+    fn after_connectivity(&mut self, _mesh: &Mesh<D>, relinked: RelinkedBlocks<'_>, _stage: AdaptStage) -> Result<()> {
+        // After this adaptation's `before_coarsen`, before its fill.
+        assert_eq!(self.calls, [self.calls[1] + 1, self.calls[1], self.calls[1], self.calls[1]], "hook order");
         self.calls[1] += 1;
+        assert!(relinked.levels() == 0 || relinked.per_level() > 0);
+        Ok(())
+    }
+
+    fn fill_new_children(&mut self, mesh: &Mesh<D>, refined: RefinedBlocks<'_>, _stage: AdaptStage) -> Result<()> {
+        assert_eq!(self.calls[1], self.calls[2] + 1, "fill before after_connectivity");
+        self.calls[2] += 1;
         let dev = mesh.device();
         let child = dev.download(mesh.arrays().child)?;
         let mut value = dev.download(&self.value)?;
@@ -52,7 +63,8 @@ impl<D: Dim> BlockData<D> for BirthLevel {
     }
 
     fn after_relink(&mut self, mesh: &Mesh<D>, relinked: RelinkedBlocks<'_>, _stage: AdaptStage) -> Result<()> {
-        self.calls[2] += 1;
+        assert_eq!(self.calls[2], self.calls[3] + 1, "after_relink before the fill");
+        self.calls[3] += 1;
         // Level `l`'s list: blocks with children on level `l`, ascending, every level's
         // list within `ids` and apart from the others.
         assert!(relinked.levels() == mesh.max_levels() - 1 || relinked.per_level() == 0);
@@ -137,7 +149,7 @@ fn run<D: Dim>(cells: [usize; 3]) {
     mesh.mark_with(|g| if g.level == 2 && g.origin[1] < 4.0 { Mark::Refine } else { Mark::None }).unwrap();
     adapt(&mut mesh, &mut ws, &mut field);
     check_levels(&mesh, &field);
-    assert_eq!(field.calls, [5, 5, 5]);
+    assert_eq!(field.calls, [5, 5, 5, 5]);
     assert!(field.relinked > 0, "no adaptation relinked a parent: the check above saw nothing");
 
     // Checkpoint round trip of the field alone.

@@ -177,20 +177,32 @@ impl RelinkedLists {
 
 /// Data stored per block of a [`Mesh`], updated by the adaptation through these hooks
 /// (see the module documentation). Every hook runs on the mesh's device, in the order
-/// `before_coarsen` → the mesh routine → `fill_new_children` → `after_relink`; the mesh
-/// is read-only to them.
+/// `before_coarsen` → the mesh routine → `after_connectivity` → `fill_new_children` →
+/// `after_relink`; the mesh is read-only to them.
 pub trait BlockData<D: Dim> {
     /// Before the mesh routine, with the marks set: make the parents that may be
     /// coarsened hold their children's data (they become leaves; their children's IDs
     /// are freed).
     fn before_coarsen(&mut self, mesh: &Mesh<D>, stage: AdaptStage) -> Result<()>;
 
+    /// After the mesh routine, before any data is filled: rebuild what depends only on the
+    /// new connectivity (work lists, boundary data; `relinked` is the list that
+    /// [`Self::after_relink`] gets). Whatever this reads back from the device waits for
+    /// the mesh routine only, not for the fill's work, which is queued after it and then
+    /// runs while the caller goes on (the solver's work lists: its next root steps are
+    /// recorded meanwhile). Nothing by default.
+    fn after_connectivity(&mut self, mesh: &Mesh<D>, relinked: RelinkedBlocks<'_>, stage: AdaptStage) -> Result<()> {
+        let _ = (mesh, relinked, stage);
+        Ok(())
+    }
+
     /// After the mesh routine: give the new children of `refined` their data (from their
     /// parents).
     fn fill_new_children(&mut self, mesh: &Mesh<D>, refined: RefinedBlocks<'_>, stage: AdaptStage) -> Result<()>;
 
-    /// After the new children are filled: rebuild what depends on the connectivity, and
-    /// update the parents of `relinked` whose children's ghost layers changed.
+    /// After the new children are filled: update the parents of `relinked` whose
+    /// children's ghost layers changed (and rebuild what depends on the connectivity, if
+    /// [`Self::after_connectivity`] did not).
     fn after_relink(&mut self, mesh: &Mesh<D>, relinked: RelinkedBlocks<'_>, stage: AdaptStage) -> Result<()>;
 
     /// The data of the blocks with IDs in `blocks`, as bytes (block after block in ID
@@ -210,6 +222,8 @@ pub trait BlockData<D: Dim> {
 pub struct HookTimes {
     /// [`BlockData::before_coarsen`].
     pub before_coarsen: Lap,
+    /// [`BlockData::after_connectivity`].
+    pub after_connectivity: Lap,
     /// [`BlockData::fill_new_children`], with the mesh's list of relinked parents.
     pub fill_new_children: Lap,
     /// [`BlockData::after_relink`].
@@ -242,6 +256,11 @@ impl<D: Dim> Mesh<D> {
         // The mesh routine times and counts its own steps (the report); this lap only
         // moves the stopwatch's base past it.
         watch.lap()?;
+        let relinked = RelinkedBlocks::of(ws, self.spec.max_levels)?;
+        for d in data.iter_mut() {
+            d.after_connectivity(self, relinked, stage)?;
+        }
+        times.after_connectivity = watch.lap()?;
         {
             let (parents, offsets) = ws.refined_by_level();
             let refined = RefinedBlocks { parents, offsets };
@@ -250,7 +269,6 @@ impl<D: Dim> Mesh<D> {
             }
         }
         times.fill_new_children = watch.lap()?;
-        let relinked = RelinkedBlocks::of(ws, self.spec.max_levels)?;
         for d in data.iter_mut() {
             d.after_relink(self, relinked, stage)?;
         }

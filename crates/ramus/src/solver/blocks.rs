@@ -30,20 +30,26 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> BlockData<Q::Dim> for SolverBl
         self.solver.average_coarsening(mesh, root_odd(stage))
     }
 
-    /// Marks the new children's solid cells, then fills them by interpolation from their
-    /// parents ([`Solver::fill_children`]).
-    fn fill_new_children(&mut self, mesh: &Mesh<Q::Dim>, refined: RefinedBlocks<'_>, stage: AdaptStage) -> Result<()> {
-        // New children need their solid cells before they are filled.
+    /// Marks the new children's solid cells (the boundary flags the work lists read),
+    /// rebuilds the per-level work lists with the relinked parents' lists (one compaction,
+    /// one read-back: before the fill is queued, so that the fill and the averaging run
+    /// while the next root steps are recorded) and the inlet profiles of the new
+    /// boundary blocks.
+    fn after_connectivity(&mut self, mesh: &Mesh<Q::Dim>, relinked: RelinkedBlocks<'_>, _: AdaptStage) -> Result<()> {
         self.solver.geometry_timed(mesh, |s| s.update_solids(mesh))?;
+        self.solver.rebuild_schedule_with(mesh, Some(relinked))?;
+        self.solver.update_profiles(mesh)
+    }
+
+    /// Fills the new children by interpolation from their parents
+    /// ([`Solver::fill_children`]; their solid cells are marked).
+    fn fill_new_children(&mut self, mesh: &Mesh<Q::Dim>, refined: RefinedBlocks<'_>, stage: AdaptStage) -> Result<()> {
         self.solver.fill_children(mesh, refined.parents, refined.offsets, root_odd(stage), self.sync)
     }
 
-    /// Rebuilds the per-level work lists with the relinked parents' lists (one
-    /// compaction) and the inlet profiles of the new boundary blocks, then averages the
-    /// relinked parents ([`Solver::average_relinked_parents`]).
-    fn after_relink(&mut self, mesh: &Mesh<Q::Dim>, relinked: RelinkedBlocks<'_>, stage: AdaptStage) -> Result<()> {
-        self.solver.rebuild_schedule_with(mesh, Some(relinked))?;
-        self.solver.update_profiles(mesh)?;
+    /// Averages the relinked parents ([`Solver::average_relinked_parents`]; listed by
+    /// [`Self::after_connectivity`]).
+    fn after_relink(&mut self, mesh: &Mesh<Q::Dim>, _: RelinkedBlocks<'_>, stage: AdaptStage) -> Result<()> {
         self.solver.average_relinked_parents(mesh, root_odd(stage))
     }
 
