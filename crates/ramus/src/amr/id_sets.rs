@@ -9,7 +9,6 @@ use ramus_kernels::amr::level_sets::LevelSets;
 use ramus_kernels::amr::remove::{RemoveSerial, REMOVE_CTA, REMOVE_SHARED_BYTES, REMOVE_SHORT_MAX};
 use ramus_kernels::amr::select::{LevelGroups, LevelKeys, LevelOffsets};
 use ramus_kernels::amr::MAX_LEVELS;
-use ramus_kernels::primitives::{RANK_CTA, RANK_ITEMS, RANK_SHARED_BYTES};
 use ramus_kernels::Dim;
 
 use super::lists::Counts;
@@ -52,19 +51,8 @@ impl<D: Dim> Mesh<D> {
                     }
                 );
                 // SAFETY: the list holds `len` blocks of the pool (the launch checks the
-                // lengths); the CTA, grid and shared memory are the cooperative entry's.
-                unsafe {
-                    match dev {
-                        Device::Cpu => dev.launch::<LevelGroups<D>>(len + m, a)?,
-                        Device::Cuda(_) => dev.launch_cta::<LevelGroups<D>>(
-                            (len + m).div_ceil(RANK_ITEMS) as u32,
-                            RANK_CTA,
-                            RANK_SHARED_BYTES,
-                            len + m,
-                            a,
-                        )?,
-                    }
-                }
+                // lengths).
+                unsafe { prim::launch_sliced::<LevelGroups<D>>(&dev, len + m, a)? };
                 continue;
             }
             ensure(&dev, &mut ws.keys, len)?;

@@ -53,6 +53,7 @@ mod sort;
 pub use deferred::{compact_deferred, compact_segmented, compact_segments, remove_if_deferred};
 pub use pack::pack_blocks;
 pub use seen::{distinct_short, distinct_short_gathered, mark_seen, take_seen, take_seen_deferred, Gather};
+pub(crate) use sort::launch_sliced;
 pub use sort::{scatter, sort_by_key};
 
 /// Inputs up to this size are sorted on CUDA by [`RankSort`](k::RankSort) (one launch,

@@ -3,6 +3,9 @@
 
 use ramus_kernels::primitives as k;
 
+use ramus_kernels::launch::Kernel;
+use ramus_kernels::memory::Family;
+
 use super::*;
 use crate::backend::slice::Views;
 
@@ -40,10 +43,8 @@ pub fn sort_by_key(
             n: n as u32,
             mask,
         };
-        let grid = n.div_ceil(k::RANK_ITEMS) as u32;
-        // SAFETY: keys and values hold `n` items, the scratch pair was grown to `n`; the
-        // grid, CTA and shared memory are the cooperative entry's.
-        unsafe { dev.launch_cta::<k::RankSort>(grid, k::RANK_CTA, k::RANK_SHARED_BYTES, n, args)? };
+        // SAFETY: keys and values hold `n` items, the scratch pair was grown to `n`.
+        unsafe { launch_sliced::<k::RankSort>(dev, n, args)? };
         dev.copy(scratch.keys.as_ref().expect("grown"), n, keys, 0)?;
         dev.copy(scratch.values.as_ref().expect("grown"), n, values, 0)?;
         return Ok(());
@@ -84,6 +85,33 @@ pub fn sort_by_key(
         dev.copy(scratch.values.as_ref().expect("grown"), n, values, 0)?;
     }
     Ok(())
+}
+
+/// Launches `n` items of a kernel whose CUDA entry counts each item with
+/// [`RANK_SLICES`](k::RANK_SLICES) threads ([`k::sliced_counts`]: the rank sort, the
+/// level groups): `⌈n / RANK_ITEMS⌉` CTAs of [`RANK_CTA`](k::RANK_CTA) threads with
+/// [`RANK_SHARED_BYTES`](k::RANK_SHARED_BYTES) of shared memory; on the CPU one work
+/// item per item.
+///
+/// # Safety
+/// As for [`Device::launch`] of `n` items of `K`.
+pub(crate) unsafe fn launch_sliced<K: Kernel + Entry>(
+    dev: &Device,
+    n: usize,
+    args: <K::Args as Family>::With<Views<'_>>,
+) -> Result<()> {
+    // SAFETY: the caller's contract; the grid, CTA and shared memory are the
+    // cooperative entry's.
+    unsafe {
+        match dev {
+            Device::Cpu => dev.launch::<K>(n, args),
+            Device::Cuda(_) => {
+                let grid = u32::try_from(n.div_ceil(k::RANK_ITEMS))
+                    .map_err(|_| Error::invalid("launch size", n, "at most 2^31 CTAs"))?;
+                dev.launch_cta::<K>(grid, k::RANK_CTA, k::RANK_SHARED_BYTES, n, args)
+            }
+        }
+    }
 }
 
 /// `out[indices[i]] = values[i]` for `i < n`. `T` must be 1, 4 or 8 bytes. The buffers
