@@ -244,9 +244,10 @@ pub const COUNTED_MAX_ITEMS: usize = 1 << 18;
 /// ranking takes a few µs (measured on an H100, BENCHMARKS.md, fifteenth session).
 pub const DISTINCT_SHORT_MAX: usize = 512;
 
-/// Default of [`AdaptWorkspace::level_groups_max`]: 1024 blocks (about 10⁶ loads of
-/// levels, mostly cache hits, spread over the launch's 1024 items).
-pub const LEVEL_GROUPS_MAX: usize = 1024;
+/// Default of [`AdaptWorkspace::level_groups_max`]: 4096 blocks (about 3 · 10⁷ loads,
+/// mostly cache hits, spread over 16 threads per item by the cooperative CUDA entry),
+/// where one launch still beats the sort's five launches and copies.
+pub const LEVEL_GROUPS_MAX: usize = 4096;
 
 /// The length of a list that a compaction built on the device: read back, or left in a
 /// slot of `ws.counts` with an upper bound for the launches over the list.
