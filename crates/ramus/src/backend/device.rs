@@ -91,6 +91,38 @@ pub struct CudaDevice {
     /// The kernel timeline, while on ([`Device::record_kernel_timeline`]): the modules
     /// loaded meanwhile carry its probes.
     timeline: Mutex<Option<super::timeline::Timeline>>,
+    /// Timing events no longer in use ([`TimingEvent`]), kept for reuse: creating one
+    /// is a driver allocation, on the adaptation's path.
+    spare_events: Mutex<Vec<cudarc::driver::CudaEvent>>,
+}
+
+/// A timing event recorded on a device's stream ([`Device::timing_event`]); returned to
+/// the device for reuse when dropped.
+pub(crate) struct TimingEvent {
+    event: Option<cudarc::driver::CudaEvent>,
+    device: Arc<CudaDevice>,
+}
+
+impl TimingEvent {
+    /// The time from this event to `end`, a later one; waits for both.
+    pub(crate) fn until(&self, end: &TimingEvent) -> Result<std::time::Duration> {
+        let (Some(a), Some(b)) = (&self.event, &end.event) else {
+            return Err(Error::Cuda { context: "reading a timing event".into(), message: "no event".into() });
+        };
+        let ms = a.elapsed_ms(b).map_err(|e| driver_error("reading a timing event", e))?;
+        Ok(std::time::Duration::from_secs_f64(f64::from(ms.max(0.0)) * 1e-3))
+    }
+}
+
+impl Drop for TimingEvent {
+    fn drop(&mut self) {
+        if let Some(e) = self.event.take() {
+            let mut spare = self.device.spare_events.lock().unwrap_or_else(|p| p.into_inner());
+            if spare.len() < 4 {
+                spare.push(e);
+            }
+        }
+    }
 }
 
 /// Bytes of [`CudaDevice::staging`].
@@ -388,15 +420,21 @@ impl Device {
     /// A timing event recorded behind the work queued so far (`None` on the CPU, whose
     /// work is done when its call returns): [`super::stopwatch::DeviceSpan`] reads when
     /// that work ended without waiting for it.
-    pub(crate) fn timing_event(&self) -> Result<Option<cudarc::driver::CudaEvent>> {
+    pub(crate) fn timing_event(&self) -> Result<Option<TimingEvent>> {
         match self {
             Device::Cpu => Ok(None),
             Device::Cuda(c) => {
                 c.flush()?;
-                let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-                let event = c.ctx.new_event(timing).map_err(|e| driver_error("creating a timing event", e))?;
+                let spare = c.spare_events.lock().unwrap_or_else(|p| p.into_inner()).pop();
+                let event = match spare {
+                    Some(e) => e,
+                    None => {
+                        let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+                        c.ctx.new_event(timing).map_err(|e| driver_error("creating a timing event", e))?
+                    }
+                };
                 event.record(&c.stream).map_err(|e| driver_error("recording a timing event", e))?;
-                Ok(Some(event))
+                Ok(Some(TimingEvent { event: Some(event), device: c.clone() }))
             }
         }
     }
@@ -445,6 +483,7 @@ impl CudaDevice {
             node_updates,
             graph_updates: AtomicBool::new(node_updates),
             timeline: Mutex::new(None),
+            spare_events: Mutex::new(Vec::new()),
         })
     }
 

@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::device::TimingEvent;
 use super::{Device, DeviceCounters};
 use crate::error::Result;
 
@@ -116,7 +117,7 @@ pub(crate) struct DeviceSpan {
     start: Instant,
     /// On CUDA, an event recorded at `start` (the device idle, so its clock and the
     /// host's agree there).
-    event: Option<cudarc::driver::CudaEvent>,
+    event: Option<TimingEvent>,
 }
 
 /// A [`DeviceSpan`] closed behind its work; its end is known once the device has run
@@ -130,7 +131,7 @@ enum SpanEnd {
     /// The CPU's work was done when the span closed.
     Host(Instant),
     /// The events at the start and behind the span's work.
-    Events(cudarc::driver::CudaEvent, cudarc::driver::CudaEvent),
+    Events(TimingEvent, TimingEvent),
 }
 
 impl DeviceSpan {
@@ -156,12 +157,7 @@ impl ClosedSpan {
     pub(crate) fn length(&self) -> Result<Duration> {
         match &self.end {
             SpanEnd::Host(end) => Ok(end.saturating_duration_since(self.start)),
-            SpanEnd::Events(first, last) => {
-                let ms = first
-                    .elapsed_ms(last)
-                    .map_err(|e| crate::backend::cuda::driver_error("reading a timing event", e))?;
-                Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) * 1e-3))
-            }
+            SpanEnd::Events(first, last) => first.until(last),
         }
     }
 
