@@ -108,8 +108,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
                 let submitted = forest.since();
                 let (_, span) = forest.laps()?;
                 let (_, span) = forest.apply_marks(span, submitted)?;
-                forest.device.synchronize()?;
-                forest.book_adaptation(span)?;
+                forest.settle_adaptation(span)?;
             }
         }
         Ok(forest)
@@ -333,6 +332,13 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         span.end()
     }
 
+    /// Waits for an adaptation's device work and books it: the end of the adaptations
+    /// that are not followed by root steps in the same call.
+    fn settle_adaptation(&mut self, span: ClosedSpan) -> Result<()> {
+        self.device.synchronize()?;
+        self.book_adaptation(span).map(|_| ())
+    }
+
     /// The device's counters and the host's time blocked in waits now (CUDA).
     fn since(&self) -> Since {
         (self.device.counters(), self.device.waited())
@@ -385,8 +391,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
             return Ok(Adaptation::default());
         }
         let (adaptation, span) = self.adapt_queued()?;
-        self.device.synchronize()?;
-        self.book_adaptation(span)?;
+        self.settle_adaptation(span)?;
         Ok(adaptation)
     }
 
@@ -434,8 +439,7 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
         self.mark_leaves(mark)?;
         self.solver.timings.adapt.criterion += laps.lap()?;
         let (adaptation, span) = self.apply_marks(span, submitted)?;
-        self.device.synchronize()?;
-        self.book_adaptation(span)?;
+        self.settle_adaptation(span)?;
         Ok(adaptation)
     }
 
