@@ -328,8 +328,9 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
     /// Adds an adaptation's wall time, from its start to the end of its device work
     /// (which must have run: after a synchronisation); returns that end.
     fn book_adaptation(&mut self, span: ClosedSpan) -> Result<Instant> {
-        self.solver.timings.adapt.wall += span.length()?;
-        span.end()
+        let (length, end) = span.measure()?;
+        self.solver.timings.adapt.wall += length;
+        Ok(end)
     }
 
     /// Waits for an adaptation's device work and books it: the end of the adaptations

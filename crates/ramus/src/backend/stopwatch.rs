@@ -152,17 +152,14 @@ impl DeviceSpan {
 }
 
 impl ClosedSpan {
-    /// The span's length, from its start to the end of its device work. Waits for that
-    /// work if it still runs (callers read it after a synchronisation).
-    pub(crate) fn length(&self) -> Result<Duration> {
-        match &self.end {
-            SpanEnd::Host(end) => Ok(end.saturating_duration_since(self.start)),
-            SpanEnd::Events(first, last) => first.until(last),
-        }
-    }
-
-    /// The end of the span's device work on the host's clock (see [`Self::length`]).
-    pub(crate) fn end(&self) -> Result<Instant> {
-        Ok(self.start + self.length()?)
+    /// The span's length, from its start to the end of its device work, and that end on
+    /// the host's clock. Waits for that work if it still runs (callers read it after a
+    /// synchronisation).
+    pub(crate) fn measure(&self) -> Result<(Duration, Instant)> {
+        let length = match &self.end {
+            SpanEnd::Host(end) => end.saturating_duration_since(self.start),
+            SpanEnd::Events(first, last) => first.until(last)?,
+        };
+        Ok((length, self.start + length))
     }
 }
