@@ -99,28 +99,26 @@ pub struct CudaDevice {
 /// A timing event recorded on a device's stream ([`Device::timing_event`]); returned to
 /// the device for reuse when dropped.
 pub(crate) struct TimingEvent {
-    event: Option<cudarc::driver::CudaEvent>,
+    /// Taken out only by `Drop`, which hands it back to the device.
+    event: std::mem::ManuallyDrop<cudarc::driver::CudaEvent>,
     device: Arc<CudaDevice>,
 }
 
 impl TimingEvent {
     /// The time from this event to `end`, a later one; waits for both.
     pub(crate) fn until(&self, end: &TimingEvent) -> Result<std::time::Duration> {
-        let (Some(a), Some(b)) = (&self.event, &end.event) else {
-            return Err(Error::Cuda { context: "reading a timing event".into(), message: "no event".into() });
-        };
-        let ms = a.elapsed_ms(b).map_err(|e| driver_error("reading a timing event", e))?;
+        let ms = self.event.elapsed_ms(&end.event).map_err(|e| driver_error("reading a timing event", e))?;
         Ok(std::time::Duration::from_secs_f64(f64::from(ms.max(0.0)) * 1e-3))
     }
 }
 
 impl Drop for TimingEvent {
     fn drop(&mut self) {
-        if let Some(e) = self.event.take() {
-            let mut spare = self.device.spare_events.lock().unwrap_or_else(|p| p.into_inner());
-            if spare.len() < 4 {
-                spare.push(e);
-            }
+        // SAFETY: `event` is not used again: this is the end of `self`.
+        let event = unsafe { std::mem::ManuallyDrop::take(&mut self.event) };
+        let mut spare = self.device.spare_events.lock().unwrap_or_else(|p| p.into_inner());
+        if spare.len() < 4 {
+            spare.push(event);
         }
     }
 }
@@ -434,7 +432,7 @@ impl Device {
                     }
                 };
                 event.record(&c.stream).map_err(|e| driver_error("recording a timing event", e))?;
-                Ok(Some(TimingEvent { event: Some(event), device: c.clone() }))
+                Ok(Some(TimingEvent { event: std::mem::ManuallyDrop::new(event), device: c.clone() }))
             }
         }
     }
