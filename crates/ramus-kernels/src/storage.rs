@@ -108,8 +108,9 @@ const DITHER_TO: u32 = 0x4700_0000;
 #[inline(always)]
 fn dithered(x: f32, salt: usize) -> f32 {
     let b = x.to_bits();
-    let mag = b & 0x7fff_ffff;
-    if !(DITHER_FROM..DITHER_TO).contains(&mag) {
+    // The magnitude in [DITHER_FROM, DITHER_TO), tested on the bits shifted past the sign
+    // (one shift-and-add and a compare instead of a mask, an add and a compare).
+    if (b << 1).wrapping_sub(DITHER_FROM << 1) >= (DITHER_TO - DITHER_FROM) << 1 {
         return x;
     }
     // Fibonacci hashing (Knuth, TAOCP vol. 3, §6.4): the top bits of the product with
@@ -119,7 +120,9 @@ fn dithered(x: f32, salt: usize) -> f32 {
     let h = (b ^ salt as u32).wrapping_mul(0x9e37_79b9);
     // 12 bits → −4095, −4093, …, 4095 (units of 2⁻¹³ binary16 units): never ±½.
     let offset = ((h >> 20) << 1) as i32 - 4095;
-    f32::from_bits((b & 0x8000_0000) | (mag as i32 + offset) as u32)
+    // Added to the whole pattern, it moves the magnitude and keeps the sign: in this range
+    // the magnitude stays within (0, 2³¹) and no carry reaches the sign bit.
+    f32::from_bits(b.wrapping_add_signed(offset))
 }
 
 /// The binary16 nearest to `x`, ties to even (IEEE 754-2019 §4.3.1).
@@ -195,6 +198,35 @@ mod tests {
             }
             let bias = (sum / n as f64 - x as f64) / ulp;
             assert!(bias.abs() < 4.0 * 2f64.powi(-9), "fraction {frac}: mean off by {bias} units");
+        }
+    }
+
+    /// The offset added to the whole bit pattern equals the offset added to the
+    /// magnitude with the sign put back (the form the dither is specified in), at every
+    /// magnitude of the dithered range's ends and at values spread over it, both signs.
+    #[test]
+    fn dither_moves_the_magnitude_and_keeps_the_sign() {
+        let by_magnitude = |x: f32, salt: usize| -> f32 {
+            let b = x.to_bits();
+            let mag = b & 0x7fff_ffff;
+            if !(DITHER_FROM..DITHER_TO).contains(&mag) {
+                return x;
+            }
+            let h = (b ^ salt as u32).wrapping_mul(0x9e37_79b9);
+            let offset = ((h >> 20) << 1) as i32 - 4095;
+            f32::from_bits((b & 0x8000_0000) | (mag as i32 + offset) as u32)
+        };
+        let ends = [DITHER_FROM - 1, DITHER_FROM, DITHER_FROM + 1, DITHER_TO - 1, DITHER_TO];
+        let spread = (0..4096u32).map(|k| DITHER_FROM + k * ((DITHER_TO - DITHER_FROM) / 4096));
+        let small = (0..256u32).map(|k| k * 0x0100_0001);
+        for mag in ends.into_iter().chain(spread).chain(small).chain([0x7f80_0000, 0x7fc0_0000]) {
+            for sign in [0, 0x8000_0000] {
+                let x = f32::from_bits(sign | mag);
+                for salt in [0, 1, 77, 123_456_789, usize::MAX] {
+                    let (a, b) = (dithered(x, salt).to_bits(), by_magnitude(x, salt).to_bits());
+                    assert_eq!(a, b, "{mag:#010x} sign {sign:#x} salt {salt}");
+                }
+            }
         }
     }
 
