@@ -48,10 +48,10 @@ use crate::error::{Error, Result};
 /// D3Q19 f64 128; D3Q27 f64 168, 128; the f16-storage odd steps (BGK) at f32's caps and
 /// at 48 / 80 / 112 and 64 / 112 / 144 (D2Q9 / D3Q19 / D3Q27; slower or equal on the
 /// H100's uniform grids: thirteenth session; D3Q19's 96 and D3Q27's 128, measured on an
-/// H200 later, are kept, above); the even step
-/// of D3Q19 with f16 storage at 64 / 56 / 48 (72 uncapped; A3L −0.6 / −1.5 / −4.9 %) and
-/// with f32 at 72 / 64 (80 uncapped; A3L ±0 / −2.4 %; H200, forty-second session); the
-/// D2Q9 f16 odd step at 64 / 56 (71 uncapped; −1 / −10 %, forty-third session).
+/// H200 later, are kept, above); the even step of D3Q19 with f16 storage at 64 / 56 / 48
+/// (72 uncapped; A3L −0.6 / −1.5 / −4.9 %) and with f32 at 72 / 64 (80 uncapped; A3L ±0 /
+/// −2.4 %; H200, forty-second session); the D2Q9 f16 odd step at 64 / 56 (71 uncapped;
+/// −1 / −10 %, forty-third session).
 /// Entries not listed (other operators) are not measured or not helped, and stay
 /// uncapped. Every GPU from Volta to Hopper has 64 K registers per SM, so a cap buys the
 /// same CTAs per SM on each. (`ptxas -v` on the whole PTX file, as
