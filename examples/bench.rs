@@ -77,6 +77,11 @@ struct Args {
     /// all or off (for comparing; see `Forest::set_paired_cells`).
     #[arg(long, default_value = "measured")]
     paired_cells: String,
+    /// Which AA steps step the blocks without boundary flags in a kernel of their own:
+    /// measured (where that measured faster), all or off (for comparing; see
+    /// `Forest::set_bulk_steps`).
+    #[arg(long, default_value = "measured")]
+    bulk_steps: String,
     #[command(flatten)]
     #[serde(flatten)]
     physics: support::CollisionFlags,
@@ -104,6 +109,7 @@ struct Plan {
     les: ramus::Les,
     dependent_launches: bool,
     paired_cells: ramus::PairedCells,
+    bulk_steps: ramus::BulkSteps,
 }
 
 impl Plan {
@@ -128,6 +134,7 @@ impl Plan {
             collision: ramus::Collision::Bgk,
             les: ramus::Les::None,
             paired_cells: args.paired_cells.parse()?,
+            bulk_steps: args.bulk_steps.parse()?,
         })
     }
 }
@@ -177,6 +184,7 @@ fn run_case<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float, S: PoolStorage<F>>
     let mut forest = Forest::<D, Q, F, S>::new(config).context("building the forest")?;
     forest.set_dependent_launches(plan.dependent_launches);
     forest.set_paired_cells(plan.paired_cells);
+    forest.set_bulk_steps(plan.bulk_steps).context("choosing the bulk steps")?;
     let k = 2.0 * std::f64::consts::PI / n as f64;
     let dim = D::D;
     forest

@@ -60,8 +60,8 @@ use clap::Parser;
 use ramus::cases::cavity::{Cavity, Centerlines};
 use ramus::config::{Scales, Units};
 use ramus::{
-    Backend, Criterion, Dim, Float, Forest, ForestConfig, Half, Interpolation, LatticeKind, Native, PairedCells,
-    PoolStorage, Precision, Refinement, StorageKind, VelocitySet,
+    Backend, BulkSteps, Criterion, Dim, Float, Forest, ForestConfig, Half, Interpolation, LatticeKind, Native,
+    PairedCells, PoolStorage, Precision, Refinement, StorageKind, VelocitySet,
 };
 use ramus::{D2, D2Q9, D3, D3Q19, D3Q27};
 use serde::{Deserialize, Serialize};
@@ -179,6 +179,11 @@ struct Args {
     /// all or off (for comparing; see `Forest::set_paired_cells`).
     #[arg(long, default_value = "measured")]
     paired_cells: String,
+    /// Which AA steps step the blocks without boundary flags in a kernel of their own:
+    /// measured (where that measured faster), all or off (for comparing; see
+    /// `Forest::set_bulk_steps`).
+    #[arg(long, default_value = "measured")]
+    bulk_steps: String,
     /// Run exactly this many root steps instead of `--passes` (e.g. for benchmarks).
     #[arg(long)]
     steps: Option<u64>,
@@ -231,6 +236,7 @@ struct Setup {
     no_fused_exchanges: bool,
     no_graph_updates: bool,
     paired_cells: PairedCells,
+    bulk_steps: BulkSteps,
     /// SI scales, with `[units]`.
     scales: Option<Scales>,
     /// The output flags in root steps.
@@ -321,6 +327,7 @@ impl Args {
             no_fused_exchanges: self.no_fused_exchanges,
             no_graph_updates: self.no_graph_updates,
             paired_cells: self.paired_cells.parse()?,
+            bulk_steps: self.bulk_steps.parse()?,
             scales,
             output,
             checkpoint_every: self.checkpoint_every,
@@ -396,7 +403,7 @@ struct Switches {
 fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) -> Result<Outcome> {
     let interrupt = Interrupt::install()?;
     let (mut forest, mut history) = start::<D, Q, F, S>(s)?;
-    let switches = configure(&mut forest, s);
+    let switches = configure(&mut forest, s)?;
     let first_step = forest.steps();
     let passes_of = |steps: u64| s.passes(steps);
     let mut series = Series::new(&s.out, s.output.output_every, s.output.amr.clone())?;
@@ -432,15 +439,16 @@ fn run<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(s: &Setup) 
 fn configure<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>>(
     forest: &mut Forest<D, Q, F, S>,
     s: &Setup,
-) -> Switches {
+) -> Result<Switches> {
     forest.set_profiling(s.profile);
     forest.set_launch_graphs(!s.no_graphs);
     forest.set_concurrent_levels(!s.no_concurrent_levels);
     forest.set_fused_exchanges(!s.no_fused_exchanges);
     forest.set_paired_cells(s.paired_cells);
+    forest.set_bulk_steps(s.bulk_steps)?;
     let dependent = forest.set_dependent_launches(!s.no_dependent_launches);
     let graph_updates = forest.set_graph_updates(!s.no_graph_updates);
-    Switches { dependent, graph_updates }
+    Ok(Switches { dependent, graph_updates })
 }
 
 /// Writes the run's checkpoint, its history in the checkpoint's extra data.

@@ -307,3 +307,72 @@ fn paired_cells_are_bitwise_one_cell_per_thread() {
     }
     check::<D3Q27, f64, Native>(3, (Collision::mrt(), Les::None));
 }
+
+/// The bulk steps (`Forest::set_bulk_steps`: the blocks without boundary flags in a
+/// kernel compiled without the boundary logic, the others in the plain step over their
+/// work list) give the distributions of the single plain step bit for bit: cavities on
+/// adaptive levels (walls, the levels' interfaces and, in one case, an obstacle's solid
+/// cells flag blocks; the lists follow every adaptation), every step split, every lattice
+/// and storage, every collision operator; a periodic box (no boundary block: the bulk
+/// kernel alone).
+#[test]
+fn bulk_steps_are_bitwise_the_plain_step() {
+    use ramus::cases::cavity::Cavity;
+    use ramus::{BulkSteps, Collision, Criterion, Half, Native, PoolStorage, Shape, VelocitySet};
+
+    #[derive(Clone, Copy, Debug)]
+    enum Case {
+        Cavity,
+        Obstacle,
+        Periodic,
+    }
+    fn run<Q: VelocitySet, F: ramus::Float, S: PoolStorage<F>>(
+        dim: u32,
+        case: Case,
+        collision: Collision,
+        bulk: BulkSteps,
+    ) -> Vec<u8> {
+        let (n, levels, steps) = if dim == 2 { (32, 3, 48) } else { (16, 2, 12) };
+        let mut config = Cavity { dim, n, re: 400.0, lid: 0.1 }.forest_config(Backend::Cpu).expect("config");
+        match case {
+            Case::Cavity => {}
+            Case::Obstacle => {
+                let c = n as f64 / 2.0;
+                config = config.obstacle(Shape::circle([c, c, if dim == 3 { c } else { 0.0 }], n as f64 / 8.0));
+            }
+            Case::Periodic => {
+                for face in Face::ALL {
+                    config = config.boundary(face, ramus::Boundary::Periodic);
+                }
+            }
+        }
+        let refinement = Refinement {
+            levels,
+            every: 8,
+            criterion: Criterion::Vorticity { n_start: -2.0, n_inc: 1.0, length: None },
+            ..Refinement::default()
+        };
+        let mut forest =
+            Forest::<Q::Dim, Q, F, S>::new(config.refinement(refinement).collision(collision)).expect("forest");
+        forest.set_bulk_steps(bulk).expect("bulk steps");
+        // An odd number of root steps: both AA layouts are stepped and the state ends odd.
+        forest.advance(steps + 1).expect("run");
+        bytemuck::cast_slice(&forest.distributions().expect("pool")).to_vec()
+    }
+    fn check<Q: VelocitySet, F: ramus::Float, S: PoolStorage<F>>(dim: u32, case: Case, collision: Collision) {
+        let plain = run::<Q, F, S>(dim, case, collision, BulkSteps::Off);
+        let split = run::<Q, F, S>(dim, case, collision, BulkSteps::All);
+        assert!(plain == split, "{dim}D, Q = {}, {case:?}, {}: the bulk steps differ", Q::Q, collision.name());
+    }
+    for case in [Case::Cavity, Case::Obstacle, Case::Periodic] {
+        check::<D2Q9, f32, Native>(2, case, Collision::Bgk);
+        check::<D3Q19, f32, Native>(3, case, Collision::Bgk);
+    }
+    check::<D2Q9, f64, Native>(2, Case::Cavity, Collision::Bgk);
+    check::<D2Q9, f32, Half>(2, Case::Cavity, Collision::trt());
+    check::<D3Q19, f32, Half>(3, Case::Cavity, Collision::Bgk);
+    check::<D3Q19, f32, Half>(3, Case::Obstacle, Collision::Bgk);
+    check::<D3Q27, f32, Native>(3, Case::Cavity, Collision::mrt());
+    check::<D3Q27, f32, Half>(3, Case::Cavity, Collision::RecursiveRegularized);
+    check::<D3Q19, f64, Native>(3, Case::Cavity, Collision::trt());
+}

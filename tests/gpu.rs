@@ -11,8 +11,8 @@
 
 use ramus::cases::cavity::Cavity;
 use ramus::{
-    Backend, Boundary, Collision, Dim, Face, Fluid, Forest, ForestConfig, Half, Native, PairedCells, PoolStorage,
-    VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27,
+    Backend, Boundary, BulkSteps, Collision, Dim, Face, Fluid, Forest, ForestConfig, Half, Native, PairedCells,
+    PoolStorage, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27,
 };
 
 /// Acceptance tolerance on max |f_cpu − f_cuda|: none for 16-bit storage (both backends
@@ -54,18 +54,20 @@ struct Comparison {
 }
 
 /// Runs `steps` steps of `config` from [`initial_state`] on the CPU and on CUDA (there
-/// with `paired` cells per thread; the CPU with the default, which on these grids is one)
-/// and compares the raw distribution pools and the macroscopic fields.
+/// with `paired` cells per thread and `bulk` steps; the CPU with the defaults, which on
+/// these grids are one cell per thread and the bulk steps where measured faster) and
+/// compares the raw distribution pools and the macroscopic fields.
 fn compare<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float, S: PoolStorage<F>>(
     config: &ForestConfig,
     steps: u64,
-    paired: PairedCells,
+    (paired, bulk): (PairedCells, BulkSteps),
 ) -> Comparison {
     let run = |backend: Backend| {
         let mut forest = Forest::<D, Q, F, S>::new(config.clone().backend(backend)).expect("building the forest");
         assert_eq!(forest.backend(), backend, "forest built on the wrong backend");
         if backend == Backend::Cuda {
             forest.set_paired_cells(paired);
+            forest.set_bulk_steps(bulk).expect("bulk steps");
         }
         forest.initialize(initial_state(D::D)).expect("initialising");
         let before = forest.distributions().expect("downloading the initial state");
@@ -125,6 +127,9 @@ struct Scenario {
     /// CUDA's [`PairedCells`] (`All`: the two-cells-per-thread kernels against the CPU's
     /// one cell per thread).
     paired: PairedCells,
+    /// CUDA's [`BulkSteps`] (`All`: every step split into the bulk kernel and the plain
+    /// step over the boundary blocks, against the CPU's default).
+    bulk: BulkSteps,
 }
 
 /// Cavity (all walls, moving lid) after an even and an odd number of steps; the cavity
@@ -142,31 +147,43 @@ fn scenarios(dim: u32) -> Vec<Scenario> {
         periodic = periodic.boundary(face, Boundary::Periodic);
     }
     let (m, all) = (PairedCells::Measured, PairedCells::All);
+    let b = BulkSteps::Measured;
     vec![
-        Scenario { name: "cavity", config: cavity.clone(), steps: 100, paired: m },
-        Scenario { name: "cavity", config: cavity.clone(), steps: 101, paired: m },
-        Scenario { name: "cavity, periodic x", config: x_periodic, steps: 101, paired: m },
-        Scenario { name: "periodic box", config: periodic.clone(), steps: 100, paired: m },
-        Scenario { name: "periodic box", config: periodic.clone(), steps: 1, paired: m },
-        Scenario { name: "cavity, paired", config: cavity.clone(), steps: 101, paired: PairedCells::All },
-        Scenario { name: "periodic box, paired", config: periodic.clone(), steps: 100, paired: PairedCells::All },
+        Scenario { name: "cavity", config: cavity.clone(), steps: 100, paired: m, bulk: b },
+        Scenario { name: "cavity", config: cavity.clone(), steps: 101, paired: m, bulk: b },
+        Scenario { name: "cavity, periodic x", config: x_periodic, steps: 101, paired: m, bulk: b },
+        Scenario { name: "periodic box", config: periodic.clone(), steps: 100, paired: m, bulk: b },
+        Scenario { name: "periodic box", config: periodic.clone(), steps: 1, paired: m, bulk: b },
+        Scenario { name: "cavity, paired", config: cavity.clone(), steps: 101, paired: PairedCells::All, bulk: b },
+        Scenario {
+            name: "periodic box, paired",
+            config: periodic.clone(),
+            steps: 100,
+            paired: PairedCells::All,
+            bulk: b,
+        },
         Scenario {
             name: "cavity, TRT, paired",
             config: cavity.clone().collision(Collision::trt()),
             steps: 101,
             paired: all,
+            bulk: b,
         },
         Scenario {
             name: "cavity, RR, paired",
-            config: cavity.collision(Collision::RecursiveRegularized),
+            config: cavity.clone().collision(Collision::RecursiveRegularized),
             steps: 101,
             paired: all,
+            bulk: b,
         },
+        Scenario { name: "cavity, bulk", config: cavity, steps: 101, paired: m, bulk: BulkSteps::All },
+        Scenario { name: "periodic box, bulk", config: periodic.clone(), steps: 100, paired: m, bulk: BulkSteps::All },
         Scenario {
             name: "periodic box, MRT, paired",
             config: periodic.collision(Collision::mrt()),
             steps: 101,
             paired: all,
+            bulk: b,
         },
     ]
 }
@@ -185,7 +202,7 @@ fn check_lattice<D: Dim, Q: VelocitySet<Dim = D>, F: ramus::Float, S: PoolStorag
         } else {
             format!("{}x{}x{}", cells[0], cells[1], cells[2])
         };
-        let c = compare::<D, Q, F, S>(&s.config, s.steps, s.paired);
+        let c = compare::<D, Q, F, S>(&s.config, s.steps, (s.paired, s.bulk));
         let ok = c.non_finite == 0 && c.max_abs <= tol && c.max_change > 0.0;
         println!(
             "{} {} {:<20} {:>9} {:>4} steps: max|df| = {:.3e} (tol {:.0e}), bitwise different {}/{}, \

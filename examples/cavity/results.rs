@@ -204,6 +204,7 @@ pub(crate) fn summary_json<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolSto
         "fused_exchanges": !s.no_fused_exchanges,
         "graph_updates": switches.graph_updates,
         "paired_cells": s.paired_cells.to_string(),
+        "bulk_steps": s.bulk_steps.to_string(),
     });
     support::performance_json(forest, s.profile, &mut summary);
     Ok(summary)

@@ -274,7 +274,7 @@ unsafe fn step_cell<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const 
     b: usize,
     t: usize,
 ) {
-    stream_collide::<L, F, S, C, ODD, false, false>(fld, p, les, tab, b, t);
+    stream_collide::<L, F, S, C, ODD, false, false, false>(fld, p, les, tab, b, t);
 }
 
 /// [`crate::stream::StreamCollide`] with two cells per item ([`stream_collide_pair`]):

@@ -95,7 +95,7 @@ use crate::real::Real;
 use crate::regularized::Rr;
 use crate::schedule::{ExpandChildren, FlagBlocks, FlagLists};
 use crate::storage::{Half, Native, Storage};
-use crate::stream::{StreamCollide, StreamCollideGradient};
+use crate::stream::{StreamCollide, StreamCollideBulk, StreamCollideGradient};
 use crate::surface::{MarkSurfaceDistance, SurfaceLinkDistance, SurfaceSolid};
 #[cfg(target_arch = "nvptx64")]
 use crate::{
@@ -453,6 +453,9 @@ registry! {
         // Fused stream and collide, even and odd AA steps (`crate::stream`).
         stream_collide_even => StreamCollide<L, F, S, C, false>;
         stream_collide_odd => StreamCollide<L, F, S, C, true>;
+        // The same over blocks without boundary flags only (`crate::stream::bulk_faster`).
+        stream_collide_bulk_even => StreamCollideBulk<L, F, S, C, false>;
+        stream_collide_bulk_odd => StreamCollideBulk<L, F, S, C, true>;
         // The same under a gradient LES model (`crate::eddy`).
         stream_collide_grad_even => StreamCollideGradient<L, F, S, C, false>;
         stream_collide_grad_odd => StreamCollideGradient<L, F, S, C, true>;

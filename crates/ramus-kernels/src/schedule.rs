@@ -94,8 +94,12 @@ pub const LIST_PARENTS: u32 = 2;
 pub const LIST_OBSTACLE: u32 = 4;
 /// [`FlagLists`] list bit: blocks of any status next to solid cells ([`SELECT_WALL_BLOCKS`]).
 pub const LIST_WALLS: u32 = 8;
+/// [`FlagLists`] list bit: blocks with boundary flags (`onb` not zero: a link that leaves
+/// the fluid or a solid cell), the ones a bulk step skips
+/// ([`crate::stream::StreamCollideBulk`]).
+pub const LIST_BOUNDARY: u32 = 16;
 /// Number of `LIST_*` bits.
-pub const LISTS: usize = 4;
+pub const LISTS: usize = 5;
 
 kernel_args! {
     /// Arguments of [`FlagLists`].
@@ -106,7 +110,8 @@ kernel_args! {
         pub block_mask: ref u32,
         /// Per-block statuses of the pool.
         pub status: ref i32,
-        /// The solver's per-block flags (read only with [`LIST_OBSTACLE`] or [`LIST_WALLS`]).
+        /// The step's per-block flags (read only with [`LIST_OBSTACLE`], [`LIST_WALLS`] or
+        /// [`LIST_BOUNDARY`]).
         pub onb: ref u32,
         /// The lists built (`LIST_*` bits); the `k`-th set bit owns segment `k`.
         pub lists: val u32,
@@ -131,9 +136,9 @@ impl Kernel for FlagLists {
 
     fn max_items(l: &FlagListsArgs<Lens>) -> Option<usize> {
         let stride = l.stride as usize;
-        let segments = (l.lists & 0xF).count_ones() as usize;
-        let solid = l.lists & (LIST_OBSTACLE | LIST_WALLS) != 0;
-        let fits = segments * stride <= l.flags.min(l.values) && !(solid && l.onb == 0);
+        let segments = (l.lists & 0x1F).count_ones() as usize;
+        let reads_onb = l.lists & (LIST_OBSTACLE | LIST_WALLS | LIST_BOUNDARY) != 0;
+        let fits = segments * stride <= l.flags.min(l.values) && !(reads_onb && l.onb == 0);
         Some(if fits { l.sets.items().min(stride) } else { 0 })
     }
 
@@ -143,8 +148,8 @@ impl Kernel for FlagLists {
         let b = a.sets.block(i).2;
         let mask = *a.block_mask.add(b as usize);
         let leaf = *a.status.add(b as usize) == status::UNREFINED;
-        let solid =
-            a.lists & (LIST_OBSTACLE | LIST_WALLS) != 0 && *a.onb.add(b as usize) & crate::stream::ONB_SOLID != 0;
+        let onb = if a.lists & (LIST_OBSTACLE | LIST_WALLS | LIST_BOUNDARY) != 0 { *a.onb.add(b as usize) } else { 0 };
+        let solid = a.lists & (LIST_OBSTACLE | LIST_WALLS) != 0 && onb & crate::stream::ONB_SOLID != 0;
         let mut at = i;
         // Written out per list (no run-time indexed local array, which would live in local
         // memory on the GPU).
@@ -159,6 +164,7 @@ impl Kernel for FlagLists {
         put(LIST_PARENTS, mask & BLOCK_CHILD_HAS_GHOSTS != 0);
         put(LIST_OBSTACLE, leaf && solid);
         put(LIST_WALLS, solid);
+        put(LIST_BOUNDARY, onb != 0);
     }
 }
 

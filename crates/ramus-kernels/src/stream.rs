@@ -47,7 +47,10 @@ use crate::real::Real;
 use crate::storage::Storage;
 
 mod step;
-pub use step::{layered_pairs, step_cell, Step, StreamArgs, StreamCollide, StreamCollideGradient};
+pub use step::{
+    bulk_faster, layered_pairs, step_cell, Step, StreamArgs, StreamCollide, StreamCollideBulk, StreamCollideGradient,
+    BULK_MIN_CELLS,
+};
 
 /// Face kind in [`StepParams::face_kind`]: half-way bounce-back with a known velocity.
 pub const FACE_VELOCITY: u32 = 0;
@@ -350,6 +353,10 @@ unsafe fn collide_store<
 /// The odd step's populations wait for the flags: a solid cell must not read its
 /// neighbours' slots, which they write when they bounce back from it.
 ///
+/// With `BULK` only blocks without boundary flags are stepped and the others are left
+/// alone (another launch steps them, see [`bulk_faster`]): the boundary logic is then not
+/// compiled in, and with it go the registers it holds.
+///
 /// # Safety
 /// As for [`load`]; the step must cover all cells of the level before the next starts.
 /// With `GRAD`, `les` must hold the current velocities of the level's cells
@@ -363,6 +370,7 @@ pub unsafe fn stream_collide<
     const ODD: bool,
     const GRAD: bool,
     const EARLY: bool,
+    const BULK: bool,
 >(
     fld: &Field<S::Elem>,
     p: &StepParams<F>,
@@ -384,7 +392,7 @@ pub unsafe fn stream_collide<
         wait_for_prior_kernels();
     }
     let own = if EARLY { own_slots::<L, F, S, ODD>(fld, b, t) } else { own_first };
-    stream_collide_with::<L, F, S, C, ODD, GRAD>(fld, p, les, tab, b, t, own, fluid_links, flags)
+    stream_collide_with::<L, F, S, C, ODD, GRAD, BULK>(fld, p, les, tab, b, t, own, fluid_links, flags)
 }
 
 /// The even step's pre-collision populations of cell `t` of block `b` (its own slots);
@@ -407,7 +415,7 @@ unsafe fn own_slots<L: VelocitySet, F: Real, S: Storage<F>, const ODD: bool>(
 
 /// [`stream_collide`] past its first loads: the even step's own slots `own`, the odd
 /// step's links `fluid_links` (as for a block without solid cells) and the block's
-/// `flags`.
+/// `flags`; with `BULK` a block with flags is skipped.
 ///
 /// # Safety
 /// As for [`stream_collide`].
@@ -420,6 +428,7 @@ unsafe fn stream_collide_with<
     C: Collision,
     const ODD: bool,
     const GRAD: bool,
+    const BULK: bool,
 >(
     fld: &Field<S::Elem>,
     p: &StepParams<F>,
@@ -435,6 +444,9 @@ unsafe fn stream_collide_with<
     if flags == 0 {
         let h = if ODD { load::<L, F, S, true, false>(fld, b, t, &fluid_links) } else { own };
         return collide_store::<L, F, S, C, ODD, false, GRAD>(fld, p, les, tab, b, t, &fluid_links, h);
+    }
+    if BULK {
+        return;
     }
     let solid = flags & ONB_SOLID != 0;
     if solid && is_solid(fld, b, t) {

@@ -66,7 +66,7 @@ pub use ramus_kernels::lattice::{Dim, VelocitySet, D2, D2Q9, D3, D3Q19, D3Q27};
 pub use ramus_kernels::storage::{Half, Native, Storage};
 pub use ramus_kernels::Real;
 pub use solver::{ActiveBlocks, Fields, HostSolution, Integrals, LeafCells, ProfileFn, SolidFn, Timings};
-pub use variants::{LatticeKind, PairedCells, Precision, StorageKind};
+pub use variants::{BulkSteps, LatticeKind, PairedCells, Precision, StorageKind};
 
 /// The kernel crate, for users who write their own kernels against the same layout.
 pub use ramus_kernels as kernels;

@@ -212,9 +212,115 @@ impl fmt::Display for PairedCells {
     }
 }
 
+/// Which AA steps run as two launches: a bulk kernel over the level's blocks without
+/// boundary flags (no link that leaves the fluid, no solid cell; the boundary logic is
+/// not compiled in, which frees registers), and the plain step over the list of the other
+/// blocks (`ramus_kernels::stream::StreamCollideBulk`). A level without boundary blocks,
+/// such as a periodic box, takes the bulk kernel alone. Every collision operator, not
+/// under a gradient LES model nor with two cells per thread. Bitwise the same results
+/// whichever is chosen ([`crate::Forest::set_bulk_steps`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BulkSteps {
+    /// Where it measured faster ([`ramus_kernels::stream::bulk_faster`]: with 16-bit
+    /// storage the D3Q19 odd step and both D3Q27 steps), on levels
+    /// without boundary blocks or of at least [`ramus_kernels::stream::BULK_MIN_CELLS`]
+    /// cells.
+    #[default]
+    Measured,
+    /// Every step of every level (for measuring and testing).
+    All,
+    /// No step: one launch of the plain step everywhere.
+    Off,
+}
+
+impl BulkSteps {
+    /// Whether the even (`odd = false`) or odd AA step of lattice `L` with storage `S`, on
+    /// a level of `cells` cells of which some (`boundary`) or none have boundary flags,
+    /// runs as a bulk and a boundary launch.
+    pub fn takes<L: VelocitySet, F: Real, S: Storage<F>>(self, odd: bool, cells: usize, boundary: bool) -> bool {
+        match self {
+            BulkSteps::Measured => {
+                ramus_kernels::stream::bulk_faster::<L, F, S>(odd)
+                    && (!boundary || cells >= ramus_kernels::stream::BULK_MIN_CELLS)
+            }
+            BulkSteps::All => true,
+            BulkSteps::Off => false,
+        }
+    }
+
+    /// Whether some step of lattice `L` with storage `S` may take the bulk kernel: the
+    /// work lists then hold each level's boundary blocks.
+    pub fn needs_lists<L: VelocitySet, F: Real, S: Storage<F>>(self) -> bool {
+        match self {
+            BulkSteps::Measured => {
+                ramus_kernels::stream::bulk_faster::<L, F, S>(false)
+                    || ramus_kernels::stream::bulk_faster::<L, F, S>(true)
+            }
+            BulkSteps::All => true,
+            BulkSteps::Off => false,
+        }
+    }
+}
+
+impl FromStr for BulkSteps {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "measured" => Ok(BulkSteps::Measured),
+            "all" => Ok(BulkSteps::All),
+            "off" => Ok(BulkSteps::Off),
+            _ => Err(Error::UnknownOption { field: "bulk_steps", value: s.into(), allowed: "measured, all, off" }),
+        }
+    }
+}
+
+impl fmt::Display for BulkSteps {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BulkSteps::Measured => "measured",
+            BulkSteps::All => "all",
+            BulkSteps::Off => "off",
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bulk_steps_parse_print_and_refuse_unknown_names() {
+        for p in [BulkSteps::Measured, BulkSteps::All, BulkSteps::Off] {
+            assert_eq!(p.to_string().parse::<BulkSteps>().expect("own name"), p);
+        }
+        let e = "some".parse::<BulkSteps>().expect_err("unknown name");
+        assert!(e.to_string().contains("bulk_steps") && e.to_string().contains("measured, all, off"), "{e}");
+    }
+
+    #[test]
+    fn measured_bulk_steps_where_they_measured_faster() {
+        use ramus_kernels::stream::BULK_MIN_CELLS as MIN;
+        use ramus_kernels::{Half, Native, D2Q9, D3Q19, D3Q27};
+        let m = BulkSteps::Measured;
+        // D3Q19: the odd step with 16-bit storage; on a level with boundary blocks only
+        // from `MIN` cells, on one without at any size.
+        assert!(m.takes::<D3Q19, f32, Half>(true, 1, false) && m.takes::<D3Q19, f32, Half>(true, MIN, true));
+        assert!(!m.takes::<D3Q19, f32, Half>(true, MIN - 1, true));
+        assert!(!m.takes::<D3Q19, f32, Half>(false, MIN, false) && !m.takes::<D3Q19, f64, Native>(true, MIN, false));
+        assert!(!m.takes::<D3Q19, f32, Native>(true, 1, false));
+        // D3Q27 with 16-bit storage, both steps; not with f32; not D2Q9.
+        assert!(m.takes::<D3Q27, f32, Half>(false, MIN, true) && m.takes::<D3Q27, f32, Half>(true, 1, false));
+        assert!(!m.takes::<D3Q27, f32, Native>(false, MIN, false) && !m.takes::<D3Q27, f32, Native>(true, MIN, false));
+        assert!(!m.takes::<D2Q9, f32, Native>(true, 64 * MIN, false));
+        assert!(m.needs_lists::<D3Q19, f32, Half>() && !m.needs_lists::<D3Q19, f32, Native>());
+        assert!(!m.needs_lists::<D2Q9, f32, Half>());
+        assert!(!m.needs_lists::<D3Q27, f64, Native>());
+        assert!(
+            BulkSteps::All.takes::<D2Q9, f64, Native>(false, 1, true)
+                && BulkSteps::All.needs_lists::<D2Q9, f64, Native>()
+        );
+        assert!(!BulkSteps::Off.takes::<D3Q19, f32, Half>(true, 64 * MIN, false));
+    }
 
     #[test]
     fn paired_cells_parse_print_and_refuse_unknown_names() {

@@ -105,22 +105,55 @@ impl<F: Real, P> StreamArgs<F, P> {
     }
 }
 
+/// Whether the step of lattice `L` with storage `S`, even (`odd = false`) or odd, runs as
+/// two launches: [`StreamCollideBulk`] over the level's ID set (its blocks without
+/// boundary flags) and [`StreamCollide`] over the blocks with flags. Where that measured
+/// faster (H200, BENCHMARKS.md, forty-fourth session; `--bulk-steps off|measured|all` of
+/// one binary): with 16-bit storage, the D3Q19 odd step (95 registers instead of 128, no
+/// spill; the uniform 256³ grid +7.6 % with BGK, +20 % with TRT; the 3D AMR cavity A3L
+/// +0.5 %) and both D3Q27 steps (uniform +4.1 %). Not where it lost or gained nothing:
+/// D3Q19 f32 (uniform ±0, A3L −4.1 %: its odd step is capped at 96 registers either
+/// way, and the second launch costs), the D3Q19 f16 even step (−2 %), D3Q27 f32 (−5 %),
+/// nor the lattices and precisions not measured (D2Q9, f64).
+#[inline(always)]
+pub fn bulk_faster<L: VelocitySet, F: Real, S: Storage<F>>(odd: bool) -> bool {
+    match (<L::Dim as Dim>::D, L::Q, S::BYTES) {
+        (3, 19, 2) => odd,
+        (3, 27, 2) => true,
+        _ => false,
+    }
+}
+
+/// Cells of a level from which a step that [`bulk_faster`] names takes two launches when
+/// some of its blocks have boundary flags (with none, the bulk kernel alone steps every
+/// block at any size). Smaller levels are bound by launch latency, not by the step's
+/// occupancy (thirty-third session), and keep one launch: the threshold of the two-cell
+/// step ([`crate::pairs::PAIRED_MIN_CELLS`]), not measured on its own.
+pub const BULK_MIN_CELLS: usize = crate::pairs::PAIRED_MIN_CELLS;
+
 /// One fused collide-and-stream step over the cells of the blocks in an ID set with the
 /// collision operator `C`: even (`ODD = false`) or odd AA step; with `GRAD` under a
-/// gradient LES model (WALE, Vreman: [`crate::eddy`]). Launched as [`StreamCollide`] and
-/// [`StreamCollideGradient`].
-pub struct Step<L, F, S, C, const ODD: bool, const GRAD: bool>(PhantomData<(L, F, S, C)>);
+/// gradient LES model (WALE, Vreman: [`crate::eddy`]); with `BULK` only the blocks
+/// without boundary flags (the others are skipped). Launched as [`StreamCollide`],
+/// [`StreamCollideGradient`] and [`StreamCollideBulk`].
+pub struct Step<L, F, S, C, const ODD: bool, const GRAD: bool, const BULK: bool = false>(PhantomData<(L, F, S, C)>);
 
 /// The plain step ([`Step`] without a gradient LES model).
-pub type StreamCollide<L, F, S, C, const ODD: bool> = Step<L, F, S, C, ODD, false>;
+pub type StreamCollide<L, F, S, C, const ODD: bool> = Step<L, F, S, C, ODD, false, false>;
 
 /// The step under a gradient LES model, a kernel of its own so that the plain step keeps
 /// its registers. The host launches it after [`crate::eddy::CellVelocity`] has written the
 /// level's velocities.
-pub type StreamCollideGradient<L, F, S, C, const ODD: bool> = Step<L, F, S, C, ODD, true>;
+pub type StreamCollideGradient<L, F, S, C, const ODD: bool> = Step<L, F, S, C, ODD, true, false>;
 
-impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool, const GRAD: bool> Kernel
-    for Step<L, F, S, C, ODD, GRAD>
+/// The plain step of the blocks without boundary flags ([`crate::stream::ONB_LINKS`],
+/// [`crate::stream::ONB_SOLID`]): the other blocks of its ID set are skipped, for a
+/// [`StreamCollide`] over a list of them ([`bulk_faster`]). Bitwise the plain step on
+/// the blocks it steps.
+pub type StreamCollideBulk<L, F, S, C, const ODD: bool> = Step<L, F, S, C, ODD, false, true>;
+
+impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool, const GRAD: bool, const BULK: bool> Kernel
+    for Step<L, F, S, C, ODD, GRAD, BULK>
 {
     type Args = StreamArgs<F, S::Elem>;
     const WRITES_MESH: bool = false;
@@ -136,7 +169,7 @@ impl<L: VelocitySet, F: Real, S: Storage<F>, C: Collision, const ODD: bool, cons
         let (k, t) = step_cell::<L::Dim>(i, a.blocks as usize, layered_pairs::<L, F, S>());
         let b = *a.ids.add(k) as usize;
         let (fld, les, tab) = a.views();
-        stream_collide::<L, F, S, C, ODD, GRAD, true>(&fld, &a.params, &les, &tab, b, t);
+        stream_collide::<L, F, S, C, ODD, GRAD, true, BULK>(&fld, &a.params, &les, &tab, b, t);
     }
 }
 

@@ -10,7 +10,7 @@ use super::Forest;
 use crate::backend::{Backend, DeviceCounters, KernelTimeline};
 use crate::error::Result;
 use crate::solver::Timings;
-use crate::variants::PairedCells;
+use crate::variants::{BulkSteps, PairedCells};
 use crate::{Float, PoolStorage};
 
 impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, F, S> {
@@ -71,6 +71,15 @@ impl<D: Dim, Q: VelocitySet<Dim = D>, F: Float, S: PoolStorage<F>> Forest<D, Q, 
     /// either way, on both backends.
     pub fn set_paired_cells(&mut self, paired: PairedCells) {
         self.solver.paired_cells = paired;
+    }
+
+    /// Which AA steps step the blocks without boundary flags in a kernel of their own,
+    /// compiled without the boundary logic, and the other blocks from a list
+    /// ([`BulkSteps`]; the default, [`BulkSteps::Measured`], where that measured faster).
+    /// Rebuilds the work lists. Bitwise the same results either way, on both backends.
+    pub fn set_bulk_steps(&mut self, bulk: BulkSteps) -> Result<()> {
+        self.solver.bulk_steps = bulk;
+        self.solver.rebuild_schedule(&self.mesh)
     }
 
     /// Lets a new mesh state's root step update a cached CUDA graph of the same kernels

@@ -24,29 +24,23 @@
 use std::time::{Duration, Instant};
 
 use ramus_kernels::average::{AverageToParents, AVERAGE_INTERFACE, AVERAGE_NOT_GHOST};
-use ramus_kernels::collision::{Bgk, Trt};
-use ramus_kernels::eddy::{CellVelocity, VelocityArgs};
 use ramus_kernels::exchange::{exchange_parents, AverageInterpolate, ExchangeArgs, EXCHANGE_CTA};
 use ramus_kernels::interpolate::{
     coarse_to_fine_factor, fine_to_coarse_factor, CommArgs, GhostArgs, InterpolateChildren, InterpolateGhosts,
     RescaleParents,
 };
 use ramus_kernels::les::LesTransfer;
-use ramus_kernels::mrt::{Mrt, MrtTransfer};
-use ramus_kernels::pairs::StreamCollidePairs;
-use ramus_kernels::regularized::Rr;
-use ramus_kernels::stream::{StreamArgs, StreamCollide, StreamCollideGradient};
+use ramus_kernels::mrt::MrtTransfer;
 use ramus_kernels::{Dim, VelocitySet};
 
 use super::hazards::{Hazards, Task};
 use super::obstacles::walls;
-use super::profiles::profile_views;
 use super::schedule::Schedule;
 use super::state::Solver;
 use crate::amr::Mesh;
 use crate::backend::graph::Replay;
 use crate::backend::{Buffer, Device, DeviceSlice, DeviceSliceMut, Views};
-use crate::config::{Collision, Interpolation};
+use crate::config::Interpolation;
 use crate::error::{Error, Result};
 use crate::{Float, PoolStorage};
 
@@ -83,7 +77,7 @@ pub(crate) struct Transfer<F> {
 }
 
 /// The per-cell eddy viscosities of a gradient LES model (no array otherwise).
-fn eddy_view<F: Float>(gradient_les: bool, eddy: &mut Buffer<F>) -> DeviceSliceMut<'_, F> {
+pub(super) fn eddy_view<F: Float>(gradient_les: bool, eddy: &mut Buffer<F>) -> DeviceSliceMut<'_, F> {
     if gradient_les {
         eddy.view_mut()
     } else {
@@ -134,7 +128,7 @@ fn list<'a>(schedule: &'a Schedule, blocks: Blocks<'a>) -> Result<DeviceSlice<'a
 
 /// Which routine a timed launch belongs to.
 #[derive(Clone, Copy)]
-enum Routine {
+pub(super) enum Routine {
     Interpolate,
     StreamCollide,
     Average,
@@ -301,99 +295,6 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             h.after(task, &dev.dependencies());
         }
         Ok(())
-    }
-
-    /// One AA step over every block of level `l`.
-    fn stream_collide(&mut self, mesh: &Mesh<Q::Dim>, l: usize, odd: bool) -> Result<()> {
-        let n = mesh.blocks_per_level()[l] * <Q::Dim as Dim>::BLOCK_CELLS;
-        if n == 0 {
-            return Ok(());
-        }
-        let dev = mesh.device();
-        let t = self.start();
-        let (onb, solid) = walls(&self.solids, mesh);
-        let ids = mesh.id_sets()[l].slice(..mesh.blocks_per_level()[l])?;
-        if self.gradient_les {
-            // The velocities the gradient model differentiates (`ramus_kernels::eddy`).
-            let args = VelocityArgs::<F, S::Elem, Views> {
-                f: self.f.view_mut(),
-                nbr: mesh.arrays().nbr.view(),
-                onb,
-                solid,
-                ids,
-                vel: self.vel.view_mut(),
-                force: self.params[l].force,
-            };
-            // SAFETY: as for the step below; the velocity buffer holds every pool block.
-            unsafe {
-                if odd {
-                    dev.launch::<CellVelocity<Q, F, S, true>>(n, args)?
-                } else {
-                    dev.launch::<CellVelocity<Q, F, S, false>>(n, args)?
-                }
-            }
-        }
-        let vel = if self.gradient_les { self.vel.view() } else { DeviceSlice::none() };
-        let (profile_slot, profile_u) = profile_views(&self.profiles);
-        let args = StreamArgs::<F, S::Elem, Views> {
-            f: self.f.view_mut(),
-            nbr: mesh.arrays().nbr.view(),
-            onb,
-            solid,
-            ids,
-            params: self.params[l],
-            vel,
-            eddy: eddy_view(self.gradient_les, &mut self.eddy),
-            cell_mask: mesh.arrays().cell_mask.view(),
-            profile_slot,
-            profile_u,
-            blocks: u32::try_from(ids.len())
-                .map_err(|_| Error::invalid("blocks of a level", ids.len(), "at most 2^32 - 1"))?,
-        };
-        // SAFETY: the pool holds every block ID of the mesh; the ID set's blocks are active
-        // and their links point to active blocks or are sentinels; under a gradient model
-        // the velocity and eddy buffers hold every pool block and the velocities are the
-        // level's current ones (written just above); with a profiled face the profile
-        // table has a row index for every pool block (`Profiles::slot`) and the rows it names.
-        // Paired cells access two elements at even pool indices at once: the pool is a whole
-        // device allocation (aligned to 256 bytes), so those accesses are aligned.
-        unsafe {
-            use Collision::{Bgk as B, Mrt as M, RecursiveRegularized as R, Trt as T};
-            type Grad<Q, F, S, C, const ODD: bool> = StreamCollideGradient<Q, F, S, C, ODD>;
-            type Pairs<Q, F, S, C, const ODD: bool> = StreamCollidePairs<Q, F, S, C, ODD>;
-            let smagorinsky = ramus_kernels::les::has_les(&self.params[l]);
-            let pairs = self.paired_cells.takes::<Q, F, S>(odd, n, smagorinsky);
-            match (self.collision, odd, self.gradient_les) {
-                (B, false, false) if pairs => dev.launch::<Pairs<Q, F, S, Bgk, false>>(n / 2, args)?,
-                (B, true, false) if pairs => dev.launch::<Pairs<Q, F, S, Bgk, true>>(n / 2, args)?,
-                (T { .. }, false, false) if pairs => dev.launch::<Pairs<Q, F, S, Trt, false>>(n / 2, args)?,
-                (T { .. }, true, false) if pairs => dev.launch::<Pairs<Q, F, S, Trt, true>>(n / 2, args)?,
-                (R, false, false) if pairs => dev.launch::<Pairs<Q, F, S, Rr, false>>(n / 2, args)?,
-                (R, true, false) if pairs => dev.launch::<Pairs<Q, F, S, Rr, true>>(n / 2, args)?,
-                (M { .. }, false, false) if pairs => dev.launch::<Pairs<Q, F, S, Mrt, false>>(n / 2, args)?,
-                (M { .. }, true, false) if pairs => dev.launch::<Pairs<Q, F, S, Mrt, true>>(n / 2, args)?,
-                (B, false, false) => dev.launch::<StreamCollide<Q, F, S, Bgk, false>>(n, args)?,
-                (B, true, false) => dev.launch::<StreamCollide<Q, F, S, Bgk, true>>(n, args)?,
-                (T { .. }, false, false) => dev.launch::<StreamCollide<Q, F, S, Trt, false>>(n, args)?,
-                (T { .. }, true, false) => dev.launch::<StreamCollide<Q, F, S, Trt, true>>(n, args)?,
-                (R, false, false) => dev.launch::<StreamCollide<Q, F, S, Rr, false>>(n, args)?,
-                (R, true, false) => dev.launch::<StreamCollide<Q, F, S, Rr, true>>(n, args)?,
-                (M { .. }, false, false) => dev.launch::<StreamCollide<Q, F, S, Mrt, false>>(n, args)?,
-                (M { .. }, true, false) => dev.launch::<StreamCollide<Q, F, S, Mrt, true>>(n, args)?,
-                (B, false, true) => dev.launch::<Grad<Q, F, S, Bgk, false>>(n, args)?,
-                (B, true, true) => dev.launch::<Grad<Q, F, S, Bgk, true>>(n, args)?,
-                (T { .. }, false, true) => dev.launch::<Grad<Q, F, S, Trt, false>>(n, args)?,
-                (T { .. }, true, true) => dev.launch::<Grad<Q, F, S, Trt, true>>(n, args)?,
-                (R, false, true) => dev.launch::<Grad<Q, F, S, Rr, false>>(n, args)?,
-                (R, true, true) => dev.launch::<Grad<Q, F, S, Rr, true>>(n, args)?,
-                (M { .. }, false, true) => dev.launch::<Grad<Q, F, S, Mrt, false>>(n, args)?,
-                (M { .. }, true, true) => dev.launch::<Grad<Q, F, S, Mrt, true>>(n, args)?,
-            }
-        };
-        // Curved or moving walls: Bouzidi's values replace the step's half-way ones
-        // before anything reads the level.
-        self.wall_pass(mesh, l, !odd)?;
-        self.stop(mesh, t, l, Routine::StreamCollide)
     }
 
     /// Interpolates level `l` (in layout `odd`) into the ghost cells of level `l + 1`: the
@@ -589,12 +490,12 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
         self.stop(mesh, t, l + 1, Routine::Average)
     }
 
-    fn start(&self) -> Option<Instant> {
+    pub(super) fn start(&self) -> Option<Instant> {
         self.profile.then(Instant::now)
     }
 
     /// Books the time since `t` (profiling only, after a synchronisation).
-    fn stop(&mut self, mesh: &Mesh<Q::Dim>, t: Option<Instant>, l: usize, r: Routine) -> Result<()> {
+    pub(super) fn stop(&mut self, mesh: &Mesh<Q::Dim>, t: Option<Instant>, l: usize, r: Routine) -> Result<()> {
         if let Some(t) = t {
             mesh.device().synchronize()?;
             let dt: Duration = t.elapsed();

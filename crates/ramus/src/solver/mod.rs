@@ -3,7 +3,8 @@
 //! The per-cell kernels (collision, in-place streaming, boundary links, grid communication,
 //! criteria) live in the device crate `ramus-kernels`; this module holds what the host
 //! needs around them, one file each: the distribution pool and per-level relaxation
-//! (`state.rs`), the recursive advance (`advance.rs`), the per-level work lists
+//! (`state.rs`), the recursive advance (`advance.rs`), the
+//! step of a level and the choice of its kernel (`step.rs`), the per-level work lists
 //! (`schedule.rs`) and the per-level lists of one selector (`by_level.rs`), the
 //! synchronisation of levels for adaptation and output (`sync.rs`), the vorticity criterion
 //! (`criterion.rs`), the moments read to the host (`readout.rs`), initial conditions,
@@ -26,6 +27,7 @@ pub(crate) mod profiles;
 mod readout;
 pub(crate) mod schedule;
 pub(crate) mod state;
+mod step;
 pub(crate) mod surface;
 pub(crate) mod sync;
 

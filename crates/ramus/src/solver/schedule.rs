@@ -4,7 +4,9 @@
 //! kinds of block but run once per adaptation (criterion, synchronisation) take whole ID
 //! sets instead, their kernels skipping the other blocks.
 
-use ramus_kernels::schedule::{FlagLists, FlagListsArgs, LISTS, LIST_GHOSTS, LIST_OBSTACLE, LIST_PARENTS, LIST_WALLS};
+use ramus_kernels::schedule::{
+    FlagLists, FlagListsArgs, LISTS, LIST_BOUNDARY, LIST_GHOSTS, LIST_OBSTACLE, LIST_PARENTS, LIST_WALLS,
+};
 use ramus_kernels::Dim;
 
 use crate::amr::workspace::ensure;
@@ -36,6 +38,10 @@ pub(crate) struct LevelLists {
     /// Blocks of any status next to solid cells (the wall pass of curved or moving walls
     /// works on them); empty unless that pass runs.
     pub walls: List,
+    /// Blocks with boundary flags (a link that leaves the fluid, a solid cell): the ones a
+    /// bulk step skips and a plain step over this list takes
+    /// (`ramus_kernels::stream::bulk_faster`); empty unless a step is split so.
+    pub boundary: List,
 }
 
 impl LevelLists {
@@ -46,6 +52,7 @@ impl LevelLists {
             (&mut self.parents, LIST_PARENTS),
             (&mut self.obstacle, LIST_OBSTACLE),
             (&mut self.walls, LIST_WALLS),
+            (&mut self.boundary, LIST_BOUNDARY),
         ]
     }
 }
@@ -56,6 +63,9 @@ pub(crate) struct Schedule {
     /// After an adaptation, the blocks whose children's ghost layers it may have changed,
     /// per level ([`RelinkedBlocks`], compacted with the work lists); empty otherwise.
     pub relinked: Vec<List>,
+    /// Whether the lists hold each level's boundary blocks ([`LevelLists::boundary`]):
+    /// a bulk step needs them to step those blocks at all.
+    pub has_boundary: bool,
     /// Every list, one after the other (grouped by kind, then level).
     ids: Buffer<u32>,
     /// The compaction's input: flags and block IDs, one segment per kind of list.
@@ -69,6 +79,7 @@ impl Schedule {
         Schedule {
             levels: (0..levels).map(|_| LevelLists::default()).collect(),
             relinked: Vec::new(),
+            has_boundary: false,
             ids: Buffer::Host(Vec::new()),
             flags: Buffer::Host(Vec::new()),
             values: Buffer::Host(Vec::new()),
@@ -82,8 +93,10 @@ impl Schedule {
     }
 
     /// Rebuilds every list from the mesh's ID sets, statuses and block masks, and the
-    /// solver's boundary flags `onb` (`None`: no obstacles, no obstacle lists); the wall
-    /// lists only with `walls` (the wall pass runs); and, after an adaptation, the
+    /// solver's boundary flags `onb` (`None`: no obstacles, no obstacle lists, and the
+    /// mesh's flags are the step's); the wall lists only with `walls` (the wall pass runs);
+    /// the boundary lists only with `boundary` (a step is split into bulk and boundary
+    /// blocks); and, after an adaptation, the
     /// relinked blocks' lists ([`Self::relinked`]). One flagging launch over every level
     /// writes every kind of work list at once ([`FlagLists`]), one more the relinked
     /// blocks' flags behind them ([`RelinkedBlocks::flag`]), then one compaction builds
@@ -94,6 +107,7 @@ impl Schedule {
         mesh: &Mesh<D>,
         onb: Option<&Buffer<u32>>,
         walls: bool,
+        boundary: bool,
         relinked: Option<RelinkedBlocks<'_>>,
     ) -> Result<()> {
         let dev = mesh.device();
@@ -103,7 +117,7 @@ impl Schedule {
             (None, _) => LIST_GHOSTS | LIST_PARENTS,
             (Some(_), false) => LIST_GHOSTS | LIST_PARENTS | LIST_OBSTACLE,
             (Some(_), true) => LIST_GHOSTS | LIST_PARENTS | LIST_OBSTACLE | LIST_WALLS,
-        };
+        } | if boundary { LIST_BOUNDARY } else { 0 };
         let segments = kinds.count_ones() as usize;
         let stride: usize = counts[..levels].iter().sum();
         let n_lists = segments * stride;
@@ -111,6 +125,7 @@ impl Schedule {
         let n = n_lists + n_relinked;
         self.levels.iter_mut().for_each(|l| *l = LevelLists::default());
         self.relinked.clear();
+        self.has_boundary = boundary;
         if n == 0 {
             return Ok(());
         }
@@ -131,13 +146,15 @@ impl Schedule {
                 sets: mesh.level_sets(|l| l < levels)?,
                 block_mask: pool.block_mask.view(),
                 status: pool.status.view(),
-                onb: onb.map_or(DeviceSlice::none(), Buffer::view),
+                // The flags the step reads: the solver's with obstacles, else the mesh's.
+                onb: onb.map_or(if boundary { pool.onb.view() } else { DeviceSlice::none() }, Buffer::view),
                 lists: kinds,
                 stride: stride as u32,
                 flags: self.flags.view_mut(),
                 values: self.values.view_mut(),
             };
-            // SAFETY: the ID sets hold active IDs of the pool; `onb` holds a flag per pool block.
+            // SAFETY: the ID sets hold active IDs of the pool; `onb` holds a flag per pool block
+            // (or is empty, and then read by no list).
             unsafe { dev.launch::<FlagLists>(stride, args)? };
         }
         // Kind `k`'s level `l` begins at `k * stride + off[l]`: segment `k * levels + l`;

@@ -62,6 +62,10 @@ pub(crate) struct Solver<Q: VelocitySet, F: Float, S: PoolStorage<F>> {
     /// Step two cells per thread where measured faster (see
     /// [`crate::Forest::set_paired_cells`]).
     pub paired_cells: crate::PairedCells,
+    /// Step the blocks without boundary flags in a launch of their own where measured
+    /// faster (see [`crate::Forest::set_bulk_steps`]); the work lists then list the
+    /// others.
+    pub bulk_steps: crate::BulkSteps,
     /// The hazards of the root step being recorded (see [`super::hazards`]).
     pub hazards: Option<super::hazards::Hazards>,
     /// Per pool block: position in its level's parent list (ghost interpolation).
@@ -169,6 +173,7 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
             concurrent_levels: true,
             fused_exchanges: true,
             paired_cells: crate::PairedCells::Measured,
+            bulk_steps: crate::BulkSteps::Measured,
             hazards: None,
             slot: dev.zeros(capacity)?,
             scratch: Buffer::Host(Vec::new()),
@@ -222,7 +227,8 @@ impl<Q: VelocitySet, F: Float, S: PoolStorage<F>> Solver<Q, F, S> {
         relinked: Option<crate::amr::RelinkedBlocks<'_>>,
     ) -> Result<()> {
         let onb = self.solids.as_ref().map(|s| &s.onb);
-        self.schedule.rebuild(mesh, onb, self.curved.is_some(), relinked)?;
+        let boundary = self.bulk_steps.needs_lists::<Q, F, S>();
+        self.schedule.rebuild(mesh, onb, self.curved.is_some(), boundary, relinked)?;
         self.geometry_timed(mesh, |s| s.update_curved(mesh))?;
         let most = self.schedule.levels.iter().map(|l| l.parents.len).max().unwrap_or(0);
         // Per parent cell: the non-equilibrium part, ρ, ρu and ν_t (see `GhostArgs::scratch`).
