@@ -114,7 +114,8 @@ impl<F: Real, P> StreamArgs<F, P> {
 /// +0.5 %) and both D3Q27 steps (uniform +4.1 %). Not where it lost or gained nothing:
 /// D3Q19 f32 (uniform ±0, A3L −4.1 %: its odd step is capped at 96 registers either
 /// way, and the second launch costs), the D3Q19 f16 even step (−2 %), D3Q27 f32 (−5 %),
-/// nor the lattices and precisions not measured (D2Q9, f64).
+/// f64 (−0.2 to −1.7 %), D2Q9 f32 per cell (−1.4 %); nor D2Q9 with 16-bit storage (+4 %
+/// per cell, not measured beside the paired even step its large levels take).
 #[inline(always)]
 pub fn bulk_faster<L: VelocitySet, F: Real, S: Storage<F>>(odd: bool) -> bool {
     match (<L::Dim as Dim>::D, L::Q, S::BYTES) {
